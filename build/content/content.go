@@ -1,0 +1,309 @@
+// Package content loads and validates the site's source (site.yaml, the pages and the board's files) into plain
+// values that the build renders and the server answers from.
+package content
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/adrg/frontmatter"
+	"gopkg.in/yaml.v3"
+)
+
+// Site is site.yaml: who the site is about, where it lives and which pages it has.
+type Site struct {
+	Title          string    `yaml:"title"`
+	Language       string    `yaml:"language"`
+	BaseURL        string    `yaml:"baseURL"`
+	WritingSiteURL string    `yaml:"writingSiteURL"`
+	WritingFeedURL string    `yaml:"writingFeedURL"`
+	Owner          Owner     `yaml:"owner"`
+	Pages          []string  `yaml:"pages"`
+	Nav            []NavItem `yaml:"nav"`
+}
+
+// Owner is the person the site belongs to.
+type Owner struct {
+	Name     string `yaml:"name" json:"name"`
+	Tagline  string `yaml:"tagline" json:"tagline"`
+	Bio      string `yaml:"bio" json:"bio"`
+	Location string `yaml:"location" json:"location"`
+	Links    []Link `yaml:"links" json:"links"`
+}
+
+// Link is a named outside address.
+type Link struct {
+	Name string `yaml:"name" json:"name"`
+	URL  string `yaml:"url" json:"url"`
+}
+
+// NavItem is one entry of the site navigation; Page is a page id.
+type NavItem struct {
+	Title string `yaml:"title"`
+	Page  string `yaml:"page"`
+}
+
+// Page is one markdown page of site/pages.
+type Page struct {
+	ID           string
+	Title        string
+	Description  string
+	Type         string // look of its Open Graph image: default, portfolio, speaking or article
+	LastModified time.Time
+	Layout       string // "" for a plain page, "board" for the collusion board
+	Mirror       string // site file whose markdown stands in for the page's in its mirror; empty for the page's own
+	Body         []byte // markdown after the front matter
+	BodyLine     int    // line of the source file on which Body starts
+	Source       string // path of the source file, relative to the site folder
+}
+
+// Path is the page's address on the site: "/" for the index, "/{id}/" for the others.
+func (p *Page) Path() string { return PagePath(p.ID) }
+
+// MirrorPath is the address of the page's markdown mirror, "/{id}.md".
+func (p *Page) MirrorPath() string { return "/" + p.ID + ".md" }
+
+// PagePath is the address of the page with the given id.
+func PagePath(id string) string {
+	if id == "index" {
+		return "/"
+	}
+	return "/" + id + "/"
+}
+
+// OGTypes are the looks of Open Graph image that /api/og draws.
+var OGTypes = []string{"default", "portfolio", "speaking", "article"}
+
+// Error is a content problem, located in a file and, where known, a line.
+type Error struct {
+	File string // relative to the site folder
+	Line int    // 0 when the problem is not on one line
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return e.File + ": " + e.Msg
+}
+
+var pageIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+
+// LoadSite reads and checks site.yaml.
+func LoadSite(fsys fs.FS) (*Site, error) {
+	const file = "site.yaml"
+	raw, err := fs.ReadFile(fsys, file)
+	if err != nil {
+		return nil, &Error{File: file, Msg: "cannot read: " + err.Error()}
+	}
+	var s Site
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		return nil, yamlError(file, 0, err)
+	}
+	if err := s.Validate(); err != nil {
+		return nil, &Error{File: file, Msg: err.Error()}
+	}
+	return &s, nil
+}
+
+// Validate checks the site's settings, fills defaults and drops a trailing slash from BaseURL.
+func (s *Site) Validate() error {
+	s.BaseURL = strings.TrimRight(s.BaseURL, "/")
+	switch {
+	case s.Title == "":
+		return errors.New("title is required")
+	case s.Owner.Name == "":
+		return errors.New("owner.name is required")
+	case len(s.Pages) == 0:
+		return errors.New("pages must list the site's page ids")
+	}
+	if s.Language == "" {
+		s.Language = "en"
+	}
+	if err := checkAbsURL("baseURL", s.BaseURL); err != nil {
+		return err
+	}
+	if s.WritingFeedURL != "" {
+		if err := checkAbsURL("writingFeedURL", s.WritingFeedURL); err != nil {
+			return err
+		}
+	}
+	seen := map[string]bool{}
+	for _, id := range s.Pages {
+		if !pageIDPattern.MatchString(id) {
+			return fmt.Errorf("pages: %q is not a page id (lower-case letters, digits and dashes)", id)
+		}
+		if seen[id] {
+			return fmt.Errorf("pages: %q is listed twice", id)
+		}
+		seen[id] = true
+	}
+	if !seen["index"] {
+		return errors.New(`pages must include "index", the home page`)
+	}
+	for _, n := range s.Nav {
+		if !seen[n.Page] {
+			return fmt.Errorf("nav: %q is not one of the pages", n.Page)
+		}
+	}
+	for _, l := range s.Owner.Links {
+		if err := checkAbsURL("owner.links "+l.Name, l.URL); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkAbsURL(field, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("%s must be an absolute http(s) URL, got %q", field, raw)
+	}
+	return nil
+}
+
+// HasPage reports whether id is one of the site's pages.
+func (s *Site) HasPage(id string) bool { return slices.Contains(s.Pages, id) }
+
+// URL turns a site path into an absolute address.
+func (s *Site) URL(p string) string { return s.BaseURL + p }
+
+// frontMatter is what a page may say about itself.
+type frontMatter struct {
+	Title        string    `yaml:"title"`
+	Description  string    `yaml:"description"`
+	LastModified time.Time `yaml:"lastModified"`
+	Type         string    `yaml:"type"`
+	Mirror       string    `yaml:"mirror"`
+	Layout       string    `yaml:"layout"`
+}
+
+// ParsePage reads one page file. file names the source in errors; id is the page id.
+func ParsePage(file, id string, src []byte) (*Page, error) {
+	if !bytes.HasPrefix(src, []byte("---")) {
+		return nil, &Error{File: file, Line: 1, Msg: "missing front matter: a page starts with a --- block holding title and description"}
+	}
+	var fm frontMatter
+	body, err := frontmatter.MustParse(bytes.NewReader(src), &fm)
+	if err != nil {
+		return nil, yamlError(file, 1, err)
+	}
+	line := 1 + bytes.Count(src[:len(src)-len(body)], []byte("\n"))
+	switch {
+	case strings.TrimSpace(fm.Title) == "":
+		return nil, &Error{File: file, Line: 1, Msg: "front matter has no title"}
+	case strings.TrimSpace(fm.Description) == "":
+		return nil, &Error{File: file, Line: 1, Msg: "front matter has no description"}
+	case fm.Layout != "" && fm.Layout != "board":
+		return nil, &Error{File: file, Line: 1, Msg: fmt.Sprintf("layout %q is not known (leave it out, or use board)", fm.Layout)}
+	case fm.Type != "" && !slices.Contains(OGTypes, fm.Type):
+		return nil, &Error{File: file, Line: 1, Msg: fmt.Sprintf("type %q is not one of %s", fm.Type, strings.Join(OGTypes, ", "))}
+	}
+	if fm.Type == "" {
+		fm.Type = "default"
+	}
+	return &Page{
+		ID:           id,
+		Title:        strings.TrimSpace(fm.Title),
+		Description:  strings.TrimSpace(fm.Description),
+		Type:         fm.Type,
+		Mirror:       fm.Mirror,
+		Layout:       fm.Layout,
+		LastModified: fm.LastModified.UTC(),
+		Body:         body,
+		BodyLine:     line,
+		Source:       file,
+	}, nil
+}
+
+// yamlError turns a YAML decoder error into an Error; yaml.v2 and v3 both say "line N:", which is kept as the line.
+var yamlLine = regexp.MustCompile(`line (\d+):? ?`)
+
+func yamlError(file string, offset int, err error) error {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	line := 0
+	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
+		fmt.Sscanf(msg[m[2]:m[3]], "%d", &line)
+		msg = msg[:m[0]] + msg[m[1]:]
+		if offset > 0 {
+			line += offset // the front matter starts after the opening --- line
+		}
+	}
+	return &Error{File: file, Line: line, Msg: "malformed front matter: " + strings.TrimSpace(msg)}
+}
+
+// PageFile is a page id with the path of its source, relative to the site folder.
+type PageFile struct {
+	ID   string
+	File string
+}
+
+// PageFiles lists the page sources of site/pages in the order site.yaml lists them, without reading them. A file
+// whose id is not listed, or a listed page without a file, is an error.
+func PageFiles(fsys fs.FS, s *Site) ([]PageFile, error) {
+	entries, err := fs.ReadDir(fsys, "pages")
+	if err != nil {
+		return nil, &Error{File: "pages", Msg: "cannot read: " + err.Error()}
+	}
+	have := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || path.Ext(name) != ".md" {
+			continue
+		}
+		id := strings.TrimSuffix(name, ".md")
+		if !s.HasPage(id) {
+			return nil, &Error{File: "pages/" + name, Msg: fmt.Sprintf("page id %q is not one of the site's pages (site.yaml pages: %s)", id, listIDs(s.Pages))}
+		}
+		have[id] = true
+	}
+	files := make([]PageFile, 0, len(s.Pages))
+	for _, id := range s.Pages {
+		file := "pages/" + id + ".md"
+		if !have[id] {
+			return nil, &Error{File: file, Msg: "site.yaml lists this page but the file is missing"}
+		}
+		files = append(files, PageFile{ID: id, File: file})
+	}
+	return files, nil
+}
+
+func listIDs(ids []string) string {
+	if len(ids) > 12 {
+		return strings.Join(ids[:12], ", ") + fmt.Sprintf(" and %d more", len(ids)-12)
+	}
+	return strings.Join(ids, ", ")
+}
+
+// LoadPages reads and parses every page, in the order site.yaml lists them.
+func LoadPages(fsys fs.FS, s *Site) ([]*Page, error) {
+	files, err := PageFiles(fsys, s)
+	if err != nil {
+		return nil, err
+	}
+	pages := make([]*Page, 0, len(files))
+	for _, f := range files {
+		src, err := fs.ReadFile(fsys, f.File)
+		if err != nil {
+			return nil, &Error{File: f.File, Msg: "cannot read: " + err.Error()}
+		}
+		p, err := ParsePage(f.File, f.ID, src)
+		if err != nil {
+			return nil, err
+		}
+		pages = append(pages, p)
+	}
+	return pages, nil
+}

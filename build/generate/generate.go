@@ -1,0 +1,300 @@
+// Package generate renders a site folder into a publishable folder: HTML pages, markdown mirrors and their index,
+// llms.txt, the sitemap, openapi.json, the MCP manifest and the board's instructions.
+package generate
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"twofold/build/content"
+	"twofold/templates"
+
+	"github.com/a-h/templ"
+)
+
+// Options says what to build and where.
+type Options struct {
+	SiteDir string // holds site.yaml, pages/, collusion/, static/ and openapi.json
+	OutDir  string // replaced whole, and only when the build succeeds
+	BaseURL string // overrides site.yaml's baseURL when set
+	Workers int    // pages rendered at once; 0 means two per CPU
+}
+
+// Report says what a build wrote.
+type Report struct {
+	Pages    int
+	Files    int
+	Bytes    int64
+	Duration time.Duration
+}
+
+// Build renders the site of opts.SiteDir into opts.OutDir. The output is written to a fresh folder beside OutDir
+// and swapped in at the end, so a failed build leaves the previous output as it was. Content problems are
+// returned as *content.Error values (joined when there are several), each naming its file and line.
+func Build(ctx context.Context, opts Options) (*Report, error) {
+	start := time.Now()
+	b, err := newBuilder(opts)
+	if err != nil {
+		return nil, err
+	}
+	parent := filepath.Dir(filepath.Clean(opts.OutDir))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	stage, err := os.MkdirTemp(parent, filepath.Base(opts.OutDir)+".building-")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(stage, 0o755); err != nil {
+		return nil, err
+	}
+	b.out = &writer{root: stage}
+	if err := b.run(ctx); err != nil {
+		os.RemoveAll(stage)
+		return nil, err
+	}
+	if err := swap(stage, opts.OutDir); err != nil {
+		os.RemoveAll(stage)
+		return nil, err
+	}
+	return &Report{Pages: len(b.files), Files: int(b.out.files.Load()), Bytes: b.out.bytes.Load(), Duration: time.Since(start)}, nil
+}
+
+// swap puts the staged folder in the place of out, removing the old output.
+func swap(stage, out string) error {
+	old := ""
+	if _, err := os.Stat(out); err == nil {
+		old = stage + ".old"
+		if err := os.Rename(out, old); err != nil {
+			return fmt.Errorf("move old output aside: %w", err)
+		}
+	}
+	if err := os.Rename(stage, out); err != nil {
+		if old != "" {
+			os.Rename(old, out)
+		}
+		return fmt.Errorf("move new output in place: %w", err)
+	}
+	if old != "" {
+		return os.RemoveAll(old)
+	}
+	return nil
+}
+
+type builder struct {
+	opts    Options
+	fsys    fs.FS
+	site    *content.Site
+	files   []content.PageFile
+	md      *markdown
+	links   *linkChecker
+	out     *writer
+	modTime *modTimes
+	style   string // stylesheet address, versioned by content
+	icon    string
+
+	genesisOnce sync.Once
+	genesis     []templates.Note
+	genesisErr  error
+}
+
+// pageMeta is what the site-wide outputs need of a page once it is rendered.
+type pageMeta struct {
+	id, title, description string
+	lastModified           time.Time
+}
+
+func newBuilder(opts Options) (*builder, error) {
+	if opts.SiteDir == "" || opts.OutDir == "" {
+		return nil, errors.New("generate: SiteDir and OutDir are required")
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 2 * runtime.GOMAXPROCS(0)
+	}
+	fsys := os.DirFS(opts.SiteDir)
+	site, err := content.LoadSite(fsys)
+	if err != nil {
+		return nil, err
+	}
+	if opts.BaseURL != "" {
+		site.BaseURL = opts.BaseURL
+		if err := site.Validate(); err != nil {
+			return nil, fmt.Errorf("-base-url: %w", err)
+		}
+	}
+	files, err := content.PageFiles(fsys, site)
+	if err != nil {
+		return nil, err
+	}
+	b := &builder{
+		opts:    opts,
+		fsys:    fsys,
+		site:    site,
+		files:   files,
+		md:      newMarkdown(),
+		modTime: &modTimes{dir: opts.SiteDir, fsys: fsys},
+	}
+	return b, nil
+}
+
+func (b *builder) run(ctx context.Context) error {
+	var err error
+	if b.style, err = b.copyStatic(); err != nil {
+		return err
+	}
+	b.links = newLinkChecker(b.site, b.staticPaths())
+	metas, err := b.renderPages(ctx)
+	if err != nil {
+		return err
+	}
+	steps := []func([]pageMeta) error{
+		b.writeLLMsFull, b.writeLLMs, b.writeSitemap, b.writeMarkdownIndex, b.writeNotFound,
+		b.writeOpenAPI, b.writeMCPManifest, b.writeSkill,
+	}
+	for _, step := range steps {
+		if err := step(metas); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// renderPages renders every page in parallel, writing its HTML and its mirror, and returns the pages' metadata in
+// site order. All content problems are collected and returned together, sorted by file.
+func (b *builder) renderPages(ctx context.Context) ([]pageMeta, error) {
+	metas := make([]pageMeta, len(b.files))
+	errs := make([]error, len(b.files))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(b.opts.Workers, len(b.files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := &pageRenderer{b: b}
+			for i := range next {
+				metas[i], errs[i] = r.render(b.files[i])
+			}
+		}()
+	}
+	var cancelled error
+feed:
+	for i := range b.files {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			cancelled = ctx.Err()
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if cancelled != nil {
+		return nil, cancelled
+	}
+	var problems []error
+	for _, err := range errs {
+		if err != nil {
+			problems = append(problems, err)
+		}
+	}
+	if len(problems) > 0 {
+		slices.SortStableFunc(problems, func(a, b error) int { return cmp.Compare(a.Error(), b.Error()) })
+		return nil, errors.Join(problems...)
+	}
+	return metas, nil
+}
+
+// pageRenderer renders pages one at a time, reusing its buffers.
+type pageRenderer struct {
+	b        *builder
+	html     bytes.Buffer
+	document bytes.Buffer
+	mirror   bytes.Buffer
+}
+
+func (r *pageRenderer) render(f content.PageFile) (pageMeta, error) {
+	b := r.b
+	src, err := fs.ReadFile(b.fsys, f.File)
+	if err != nil {
+		return pageMeta{}, &content.Error{File: f.File, Msg: "cannot read: " + err.Error()}
+	}
+	p, err := content.ParsePage(f.File, f.ID, src)
+	if err != nil {
+		return pageMeta{}, err
+	}
+	if p.LastModified.IsZero() {
+		if p.LastModified, err = b.modTime.of(p.Source); err != nil {
+			return pageMeta{}, err
+		}
+	}
+	mirror := p
+	if p.Mirror != "" {
+		if mirror, err = b.loadMirror(p); err != nil {
+			return pageMeta{}, err
+		}
+	}
+
+	r.html.Reset()
+	if err := b.md.render(&r.html, p, b.links); err != nil {
+		return pageMeta{}, err
+	}
+	if mirror != p {
+		// The stand-in is published too, so its links must hold as well.
+		if err := b.md.render(io.Discard, mirror, b.links); err != nil {
+			return pageMeta{}, err
+		}
+	}
+	r.document.Reset()
+	if err := b.renderHTML(&r.document, p, templ.Raw(r.html.String())); err != nil {
+		return pageMeta{}, fmt.Errorf("%s: render: %w", p.Source, err)
+	}
+	if err := b.out.write(htmlPath(p.ID), r.document.Bytes()); err != nil {
+		return pageMeta{}, err
+	}
+	r.mirror.Reset()
+	writeMirror(&r.mirror, b.site, p, mirror)
+	if err := b.out.write(p.MirrorPath(), r.mirror.Bytes()); err != nil {
+		return pageMeta{}, err
+	}
+	return pageMeta{id: p.ID, title: mirror.Title, description: mirror.Description, lastModified: mirror.LastModified}, nil
+}
+
+// loadMirror reads the file that stands in for page p in its mirror; it keeps the page's id and address.
+func (b *builder) loadMirror(p *content.Page) (*content.Page, error) {
+	src, err := fs.ReadFile(b.fsys, p.Mirror)
+	if err != nil {
+		return nil, &content.Error{File: p.Source, Line: 1, Msg: fmt.Sprintf("mirror %q cannot be read: %v", p.Mirror, errors.Unwrap(err))}
+	}
+	m, err := content.ParsePage(p.Mirror, p.ID, src)
+	if err != nil {
+		return nil, err
+	}
+	if m.LastModified.IsZero() {
+		if m.LastModified, err = b.modTime.of(m.Source); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func htmlPath(id string) string {
+	if id == "index" {
+		return "/index.html"
+	}
+	return "/" + id + "/index.html"
+}
+
+
+// noContext is the context templ components render with; they do no I/O, so none is needed.
+var noContext = context.Background()

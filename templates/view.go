@@ -1,0 +1,57 @@
+// Package templates holds the site's templ components: pure functions from view data to HTML, with no I/O.
+package templates
+
+// Shell is what every page of the site shares: the head, the navigation and the footer.
+type Shell struct {
+	Lang        string
+	SiteTitle   string
+	OwnerName   string
+	Title       string // the page's own title; the <title> element adds the site's
+	Description string
+	Canonical   string // absolute address of the page
+	Mirror      string // address of the page's markdown mirror; empty for pages without one
+	OGImage     string // absolute address of the Open Graph image
+	OGType      string // og:type: website or article
+	Stylesheet  string
+	Icon        string
+	Nav         []NavLink
+	Footer      []NavLink
+	Year        int
+}
+
+// NavLink is one link of a navigation list; Current marks the page being shown.
+type NavLink struct {
+	Title   string
+	Href    string
+	Current bool
+}
+
+// PageBody is the article of a content page.
+type PageBody struct {
+	Title       string
+	Updated     string // machine form, RFC 3339
+	UpdatedText string // reader's form, "2 January 2006"
+	Mirror      string
+}
+
+// Note is a note of the board as the board page shows it.
+type Note struct {
+	ID          string
+	Handle      string
+	Model       string
+	Body        string
+	Via         string
+	InReplyTo   string
+	Created     string // RFC 3339
+	CreatedText string
+	Position    int
+}
+
+// BoardLinks are the machine-readable doors of the board page.
+type BoardLinks struct {
+	Instructions string // /collusion.md
+	Skill        string // /collusion/SKILL.md
+	MCP          string // /api/mcp
+	OpenAPI      string // /openapi.json
+	Notes        string // /api/collusion/notes
+}
