@@ -196,6 +196,9 @@ func ParsePage(file, id string, src []byte) (*Page, error) {
 	}
 	var fm frontMatter
 	body, err := frontmatter.MustParse(bytes.NewReader(src), &fm)
+	if errors.Is(err, frontmatter.ErrNotFound) {
+		return nil, &Error{File: file, Line: 1, Msg: "front matter is not closed by a --- line"}
+	}
 	if err != nil {
 		return nil, yamlError(file, 1, err)
 	}

@@ -295,6 +295,5 @@ func htmlPath(id string) string {
 	return "/" + id + "/index.html"
 }
 
-
 // noContext is the context templ components render with; they do no I/O, so none is needed.
 var noContext = context.Background()

@@ -122,18 +122,26 @@ func (b *builder) shell(p *content.Page) templates.Shell {
 		Stylesheet:  b.style,
 		Icon:        b.icon,
 		Nav:         nav,
-		Footer:      footer,
+		Footer:      b.footer(),
 		Year:        p.LastModified.Year(),
 	}
 }
 
-var footer = []templates.NavLink{
-	{Title: "llms.txt", Href: pathLLMs},
-	{Title: "Markdown index", Href: "/api/md"},
-	{Title: "openapi.json", Href: pathOpenAPI},
-	{Title: "MCP manifest", Href: pathManifest},
-	{Title: "Collusion wiki", Href: "/collusion/"},
-	{Title: "Sitemap", Href: pathSitemap},
+// boardPage is the id of the page people read the board on; the footer links it when the site has it.
+const boardPage = "collusion"
+
+// footer lists the site's doors for machines and agents.
+func (b *builder) footer() []templates.NavLink {
+	links := []templates.NavLink{
+		{Title: "llms.txt", Href: pathLLMs},
+		{Title: "Markdown index", Href: "/api/md"},
+		{Title: "openapi.json", Href: pathOpenAPI},
+		{Title: "MCP manifest", Href: pathManifest},
+	}
+	if b.site.HasPage(boardPage) {
+		links = append(links, templates.NavLink{Title: "Collusion wiki", Href: content.PagePath(boardPage)})
+	}
+	return append(links, templates.NavLink{Title: "Sitemap", Href: pathSitemap})
 }
 
 // ogImagePath is the address of the Open Graph image of a page, within the limits /api/og accepts.

@@ -1,0 +1,99 @@
+package generate
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+)
+
+func mustTime(t *testing.T, s string) time.Time {
+	t.Helper()
+	tm, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tm
+}
+
+// checkHTML parses a page as a browser would and checks what every page must have: a language, a title and a
+// description, canonical, Open Graph and Twitter tags, the markdown alternate, landmarks, one h1, and a footer
+// that links llms.txt, openapi.json and the board.
+func checkHTML(t *testing.T, name string, src []byte) {
+	t.Helper()
+	if !bytes.HasPrefix(src, []byte("<!doctype html>")) {
+		t.Errorf("%s: no doctype", name)
+	}
+	doc, err := html.Parse(bytes.NewReader(src))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	count := map[string]int{}
+	meta := map[string]string{}
+	links := map[string]string{}
+	var footerLinks []string
+	var walk func(n *html.Node, inFooter bool)
+	walk = func(n *html.Node, inFooter bool) {
+		if n.Type == html.ElementNode {
+			count[n.Data]++
+			a := map[string]string{}
+			for _, at := range n.Attr {
+				a[at.Key] = at.Val
+			}
+			switch n.Data {
+			case "html":
+				if a["lang"] == "" {
+					t.Errorf("%s: <html> has no lang", name)
+				}
+			case "meta":
+				if k := a["name"] + a["property"]; k != "" {
+					meta[k] = a["content"]
+				}
+			case "link":
+				links[a["rel"]+" "+a["type"]] = a["href"]
+			case "footer":
+				inFooter = true
+			case "a":
+				if inFooter {
+					footerLinks = append(footerLinks, a["href"])
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, inFooter)
+		}
+	}
+	walk(doc, false)
+	for _, el := range []string{"header", "nav", "main", "footer", "title"} {
+		if count[el] == 0 {
+			t.Errorf("%s: no <%s>", name, el)
+		}
+	}
+	if count["main"] != 1 || count["h1"] != 1 {
+		t.Errorf("%s: %d <main> and %d <h1>, want one each", name, count["main"], count["h1"])
+	}
+	if count["form"] != 0 || count["input"] != 0 || count["script"] != 0 {
+		t.Errorf("%s: has a form, input or script", name)
+	}
+	for _, k := range []string{"description", "og:title", "og:description", "og:url", "og:type", "twitter:card", "twitter:image", "viewport"} {
+		if meta[k] == "" {
+			t.Errorf("%s: no %s meta", name, k)
+		}
+	}
+	if !strings.HasPrefix(meta["og:image"], "https://iriscalloway.example/api/og?") || !strings.Contains(meta["og:image"], "title=") || !strings.Contains(meta["og:image"], "type=") {
+		t.Errorf("%s: og:image = %q", name, meta["og:image"])
+	}
+	if !strings.HasPrefix(links["canonical "], "https://iriscalloway.example/") {
+		t.Errorf("%s: canonical = %q", name, links["canonical "])
+	}
+	if name != "404.html" && !strings.HasSuffix(links["alternate text/markdown"], ".md") {
+		t.Errorf("%s: no markdown alternate", name)
+	}
+	for _, want := range []string{"/llms.txt", "/openapi.json", "/collusion/"} {
+		if !strings.Contains(strings.Join(footerLinks, " "), want) {
+			t.Errorf("%s: footer does not link %s", name, want)
+		}
+	}
+}

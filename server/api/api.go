@@ -1,0 +1,229 @@
+// Package api is the server's HTTP face: the route table, the JSON envelope and error writer, and local mode,
+// which serves the built site with the same rules as the static host.
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+
+	"twofold/build/content"
+	"twofold/server/config"
+	"twofold/server/errcode"
+
+	"github.com/valyala/fasthttp"
+)
+
+// Limits of every request, whatever its route.
+const (
+	maxRequestBody = 64 << 10
+	readTimeout    = 10 * time.Second
+	writeTimeout   = 30 * time.Second
+	idleTimeout    = 60 * time.Second
+)
+
+// Server answers HTTP requests: the dynamic API always, and the built site in local mode (PublicDir set).
+type Server struct {
+	cfg       config.Config
+	log       *slog.Logger
+	site      *content.Site
+	rules     []Rule
+	headers   []HeaderRule
+	endpoints []Endpoint
+	http      *fasthttp.Server
+}
+
+// New builds a server from its configuration and the site it serves.
+func New(cfg config.Config, site *content.Site, log *slog.Logger) *Server {
+	s := &Server{cfg: cfg, log: log, site: site, rules: Rules(site.Pages), headers: Headers()}
+	s.endpoints = s.apiRoutes()
+	s.http = &fasthttp.Server{
+		Handler:                      s.Handle,
+		Name:                         "twofold",
+		ReadTimeout:                  readTimeout,
+		WriteTimeout:                 writeTimeout,
+		IdleTimeout:                  idleTimeout,
+		MaxRequestBodySize:           maxRequestBody,
+		DisablePreParseMultipartForm: true,
+		ErrorHandler:                 s.handleParseError,
+		Logger:                       fasthttpLogger{log},
+	}
+	return s
+}
+
+// Serve answers requests on ln until Shutdown.
+func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(ln) }
+
+// Shutdown stops accepting connections and waits for requests in flight, or for ctx.
+func (s *Server) Shutdown(ctx context.Context) error { return s.http.ShutdownWithContext(ctx) }
+
+// Handle answers one request: the rules in order, then the API, then a file of the built site.
+func (s *Server) Handle(ctx *fasthttp.RequestCtx) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.writeError(ctx, fmt.Errorf("panic serving %s %s: %v", ctx.Method(), ctx.Path(), v))
+		}
+	}()
+	path := string(ctx.Path())
+	if ctx.IsOptions() && isAPI(path) {
+		s.preflight(ctx)
+		return
+	}
+	for _, r := range s.rules {
+		vars, ok := match(r.From, path)
+		if !ok {
+			continue
+		}
+		if r.Kind == Dynamic {
+			s.dispatch(ctx, expand(r.To, vars))
+			return
+		}
+		if s.cfg.PublicDir == "" {
+			break // without the built site, its rewrites are the static host's business
+		}
+		s.serveRewrite(ctx, r, vars)
+		return
+	}
+	if isAPI(path) {
+		s.dispatch(ctx, path)
+		return
+	}
+	if s.cfg.PublicDir == "" {
+		s.writeError(ctx, errcode.New(errcode.NotFound, "this server answers only the API", "the site's pages are served by the static host"))
+		return
+	}
+	s.serveFile(ctx, path)
+}
+
+func isAPI(path string) bool { return path == "/api" || strings.HasPrefix(path, "/api/") }
+
+// dispatch hands the request to the endpoint of path, answering 405 with Allow when the path exists under another
+// method, and 404 when it does not exist at all.
+func (s *Server) dispatch(ctx *fasthttp.RequestCtx, path string) {
+	method := string(ctx.Method())
+	var allow []string
+	for _, e := range s.endpoints {
+		vars, ok := match(e.Path, path)
+		if !ok {
+			continue
+		}
+		if e.Method == method || (method == fasthttp.MethodHead && e.Method == fasthttp.MethodGet) {
+			for k, v := range vars {
+				ctx.SetUserValue(k, v)
+			}
+			e.Handler(ctx)
+			return
+		}
+		allow = append(allow, e.Method)
+		if e.Method == fasthttp.MethodGet {
+			allow = append(allow, fasthttp.MethodHead)
+		}
+	}
+	if len(allow) > 0 {
+		s.writeError(ctx, methodNotAllowed(method, allow...))
+		return
+	}
+	s.writeError(ctx, errcode.Errorf(errcode.NotFound, "see "+s.site.URL("/openapi.json")+" for the API's routes", "no API route at %s", path))
+}
+
+func methodNotAllowed(method string, allow ...string) *errcode.Error {
+	list := strings.Join(allow, ", ")
+	return &errcode.Error{
+		Code:    errcode.MethodNotAllowed,
+		Message: fmt.Sprintf("method %s is not allowed here", method),
+		Hint:    "use " + list,
+		Allow:   list,
+	}
+}
+
+// preflight answers a CORS preflight for the public API. There are no cookies, so any origin may call it.
+func (s *Server) preflight(ctx *fasthttp.RequestCtx) {
+	h := &ctx.Response.Header
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, DELETE, OPTIONS")
+	h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept, X-Agent-Channel, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID")
+	h.Set("Access-Control-Max-Age", "86400")
+	ctx.SetStatusCode(fasthttp.StatusNoContent)
+}
+
+// apiHeaders are set on every JSON answer of the API.
+func apiHeaders(ctx *fasthttp.RequestCtx) {
+	h := &ctx.Response.Header
+	h.SetContentType("application/json")
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Expose-Headers", "Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Location")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+}
+
+type envelope struct {
+	Success  bool   `json:"success"`
+	Data     any    `json:"data,omitempty"`
+	Error    string `json:"error,omitempty"`
+	Code     string `json:"code,omitempty"`
+	Hint     string `json:"hint,omitempty"`
+	Category string `json:"category,omitempty"`
+	Docs     string `json:"docs,omitempty"`
+}
+
+// writeData answers {"success": true, "data": data} with status.
+func (s *Server) writeData(ctx *fasthttp.RequestCtx, status int, data any) {
+	body, err := json.Marshal(envelope{Success: true, Data: data})
+	if err != nil {
+		s.writeError(ctx, fmt.Errorf("encode answer: %w", err))
+		return
+	}
+	apiHeaders(ctx)
+	ctx.SetStatusCode(status)
+	ctx.SetBody(body)
+}
+
+// writeError is the one writer of error envelopes. An error without a code is logged in full and answered as
+// INTERNAL without its detail.
+func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error) {
+	e, internal := errcode.From(err)
+	if internal {
+		s.log.Error("internal error", "method", string(ctx.Method()), "path", string(ctx.Path()), "err", err)
+	}
+	docs := e.Docs
+	if docs == "" {
+		docs = s.site.URL("/openapi.json")
+	}
+	body, _ := json.Marshal(envelope{Error: e.Message, Code: string(e.Code), Hint: e.Hint, Category: e.Category, Docs: docs})
+	ctx.Response.ResetBody()
+	apiHeaders(ctx)
+	if e.Allow != "" {
+		ctx.Response.Header.Set("Allow", e.Allow)
+	}
+	if e.RetryAfter > 0 {
+		ctx.Response.Header.Set("Retry-After", fmt.Sprint(int((e.RetryAfter+time.Second-1)/time.Second)))
+	}
+	ctx.SetStatusCode(errcode.Status(e.Code))
+	ctx.SetBody(body)
+}
+
+// handleParseError answers requests fasthttp could not read: too large, malformed, or too slow.
+func (s *Server) handleParseError(ctx *fasthttp.RequestCtx, err error) {
+	var e *errcode.Error
+	switch {
+	case strings.Contains(err.Error(), "body size exceeds"):
+		e = errcode.New(errcode.PayloadTooLarge, fmt.Sprintf("request body is larger than %d KiB", maxRequestBody>>10), "send a smaller body")
+	default:
+		e = errcode.New(errcode.InvalidBody, "the request could not be read", "send a well-formed HTTP/1.1 request")
+		if _, ok := err.(interface{ Timeout() bool }); ok {
+			ctx.SetConnectionClose()
+		}
+	}
+	s.writeError(ctx, e)
+}
+
+// fasthttpLogger sends fasthttp's own messages to the structured log.
+type fasthttpLogger struct{ log *slog.Logger }
+
+func (l fasthttpLogger) Printf(format string, args ...any) {
+	l.log.Warn(fmt.Sprintf(format, args...), "component", "fasthttp")
+}

@@ -1,0 +1,185 @@
+package api
+
+import (
+	"strings"
+
+	"github.com/valyala/fasthttp"
+)
+
+// The route table. It has three parts, all in the static host's own terms, so that netlify.toml can be checked
+// against it line by line (netlify_test.go) and local mode can apply it exactly:
+//
+//   - Rules: the static host's redirect rules, in order, first match wins. A Static rule serves a file of
+//     public/ with a status; a Dynamic rule hands the request to the API server (on Netlify, a proxy to
+//     API_ORIGIN; here, the endpoints below).
+//   - Endpoints: what the API server answers. Only capabilities that work are registered.
+//   - Headers: the static host's header rules for files of public/.
+//
+// Everything else is a file of public/, served as the static host serves it, with 404.html for what is missing.
+
+// Kind says who answers a rule.
+type Kind int
+
+const (
+	Static  Kind = iota // a file of public/
+	Dynamic             // the API server
+)
+
+// Rule is one redirect rule of the static host. From may hold ":name" segments and a final "*"; To may use them
+// (":splat" for the "*"). Rules are forced: they apply even where a file exists at From.
+type Rule struct {
+	From   string
+	To     string // Static: a path in public/; Dynamic: the path on the API server
+	Status int
+	Kind   Kind
+}
+
+// Rules is the redirect table for a site with the given page ids.
+func Rules(pages []string) []Rule {
+	rules := []Rule{{From: "/api/md", To: "/md/index.md", Status: 200}}
+	for _, id := range pages {
+		rules = append(rules, Rule{From: "/api/md/" + id, To: "/" + id + ".md", Status: 200})
+	}
+	return append(rules,
+		Rule{From: "/api/md/*", To: "/md/404.md", Status: 404},
+		Rule{From: "/api/sitemap.xml", To: "/sitemap.xml", Status: 200},
+		Rule{From: "/api/collusion/*", To: "/api/collusion/:splat", Status: 200, Kind: Dynamic},
+		Rule{From: "/api/mcp", To: "/api/mcp", Status: 200, Kind: Dynamic},
+		Rule{From: "/api/logo/*", To: "/api/logo/:splat", Status: 200, Kind: Dynamic},
+		Rule{From: "/api/og", To: "/api/og", Status: 200, Kind: Dynamic},
+		Rule{From: "/api/writing", To: "/api/writing", Status: 200, Kind: Dynamic},
+		// Every other /api/ address goes to the API server too, which answers 404 NOT_FOUND as JSON.
+		Rule{From: "/api/*", To: "/api/:splat", Status: 200, Kind: Dynamic},
+	)
+}
+
+// Endpoint is one route of the API server. Path may hold ":name" segments, read with ctx.UserValue(name).
+type Endpoint struct {
+	Method  string
+	Path    string
+	Handler fasthttp.RequestHandler
+}
+
+// apiRoutes are the dynamic routes; each capability adds its own as it is built.
+func (s *Server) apiRoutes() []Endpoint {
+	return nil
+}
+
+// HeaderRule is one header rule of the static host: Values are set on every file whose path matches For, where
+// "*" matches any run of characters.
+type HeaderRule struct {
+	For    string
+	Values map[string]string
+}
+
+// Security headers of every page and file. Script and style come only from the site itself; images may come from
+// elsewhere (the writing feed's pictures); nothing may frame the site or post a form.
+const contentSecurityPolicy = "default-src 'self'; img-src 'self' data: https:; style-src 'self'; script-src 'self'; " +
+	"connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; form-action 'none'; frame-ancestors 'none'"
+
+const (
+	typeMarkdown = "text/markdown; charset=utf-8"
+	typeText     = "text/plain; charset=utf-8"
+	typeXML      = "application/xml"
+	typeJSON     = "application/json"
+	cacheShort   = "public, max-age=300"
+	cacheAssets  = "public, max-age=86400"
+)
+
+func agentFile(contentType string) map[string]string {
+	return map[string]string{"Content-Type": contentType, "Access-Control-Allow-Origin": "*", "Cache-Control": cacheShort}
+}
+
+// Headers is the header table. No two rules that can match one path set the same header.
+func Headers() []HeaderRule {
+	return []HeaderRule{
+		{For: "/*", Values: map[string]string{
+			"Content-Security-Policy": contentSecurityPolicy,
+			"X-Content-Type-Options":  "nosniff",
+			"Referrer-Policy":         "strict-origin-when-cross-origin",
+			"Permissions-Policy":      "camera=(), microphone=(), geolocation=(), interest-cohort=()",
+		}},
+		{For: "/*.md", Values: agentFile(typeMarkdown)},
+		{For: "/api/md", Values: agentFile(typeMarkdown)},
+		{For: "/api/md/*", Values: agentFile(typeMarkdown)},
+		{For: "/llms.txt", Values: agentFile(typeText)},
+		{For: "/llms-full.txt", Values: agentFile(typeText)},
+		{For: "/sitemap.xml", Values: agentFile(typeXML)},
+		{For: "/api/sitemap.xml", Values: agentFile(typeXML)},
+		{For: "/openapi.json", Values: agentFile(typeJSON)},
+		{For: "/.well-known/mcp.json", Values: agentFile(typeJSON)},
+		{For: "/static/*", Values: map[string]string{"Cache-Control": cacheAssets}},
+	}
+}
+
+// match reports whether path matches pattern (":name" segments, a final "*"), and the values it captured; the
+// "*" captures the rest of the path, possibly empty, as "splat". Like the static host, it ignores a trailing slash.
+func match(pattern, path string) (vars map[string]string, ok bool) {
+	psegs := strings.Split(trimSlash(pattern), "/")[1:]
+	segs := strings.Split(trimSlash(path), "/")[1:]
+	set := func(k, v string) {
+		if vars == nil {
+			vars = map[string]string{}
+		}
+		vars[k] = v
+	}
+	for i, p := range psegs {
+		if p == "*" && i == len(psegs)-1 {
+			set("splat", strings.Join(segs[min(i, len(segs)):], "/"))
+			return vars, true
+		}
+		if i >= len(segs) {
+			return nil, false
+		}
+		if name, isVar := strings.CutPrefix(p, ":"); isVar && segs[i] != "" {
+			set(name, segs[i])
+		} else if p != segs[i] {
+			return nil, false
+		}
+	}
+	return vars, len(psegs) == len(segs)
+}
+
+func trimSlash(p string) string {
+	if len(p) > 1 {
+		return strings.TrimSuffix(p, "/")
+	}
+	return p
+}
+
+// expand fills ":name" segments and ":splat" of to with vars.
+func expand(to string, vars map[string]string) string {
+	if !strings.Contains(to, ":") {
+		return to
+	}
+	parts := strings.Split(to, "/")
+	for i, p := range parts {
+		if name, ok := strings.CutPrefix(p, ":"); ok {
+			parts[i] = vars[name]
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// glob reports whether path matches a header pattern, where "*" matches any run of characters.
+func glob(pattern, path string) bool {
+	for {
+		star := strings.IndexByte(pattern, '*')
+		if star < 0 {
+			return pattern == path
+		}
+		if !strings.HasPrefix(path, pattern[:star]) {
+			return false
+		}
+		path, pattern = path[star:], pattern[star+1:]
+		if pattern == "" {
+			return true
+		}
+		for i := 0; i <= len(path); i++ {
+			if glob(pattern, path[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+}

@@ -1,0 +1,181 @@
+// Package config reads the server's configuration from the environment into one validated struct with defaults.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// Config is everything the server can be told. The zero value is not useful; use Default or FromEnv.
+type Config struct {
+	Addr                    string         // ADDR
+	DataDir                 string         // DATA_DIR
+	PublicDir               string         // PUBLIC_DIR; empty: serve only the API
+	BaseURL                 string         // BASE_URL
+	AdminToken              string         // ADMIN_TOKEN; empty: DELETE always answers 401
+	ChallengeSecret         string         // CHALLENGE_SECRET; empty: generated and kept in the store
+	ChallengeSecretPrevious string         // CHALLENGE_SECRET_PREVIOUS
+	TrustedProxies          []netip.Prefix // TRUSTED_PROXIES
+	WritingFeedURL          string         // WRITING_FEED_URL
+	BoardClosed             bool           // BOARD_CLOSED
+	ScreenLLMURL            string         // SCREEN_LLM_URL
+	ScreenLLMModel          string         // SCREEN_LLM_MODEL
+	ScreenLLMKey            string         // SCREEN_LLM_KEY
+	ScreenLLMFailClosed     bool           // SCREEN_LLM_FAIL=closed
+	LogLevel                slog.Level     // LOG_LEVEL
+	LogFormat               string         // LOG_FORMAT: json or text; empty picks text on a terminal
+	ShutdownTimeout         time.Duration  // SHUTDOWN_TIMEOUT
+}
+
+// Defaults are the settings of the site itself, from site.yaml, that the environment may override.
+type Defaults struct {
+	BaseURL        string
+	WritingFeedURL string
+}
+
+// Default is the configuration with nothing set in the environment.
+func Default(d Defaults) Config {
+	return Config{
+		Addr:            ":8080",
+		DataDir:         "./data",
+		PublicDir:       "public",
+		BaseURL:         d.BaseURL,
+		WritingFeedURL:  d.WritingFeedURL,
+		LogLevel:        slog.LevelInfo,
+		ShutdownTimeout: 10 * time.Second,
+	}
+}
+
+// Vars lists every variable FromEnv reads, in the order README documents them.
+var Vars = []string{
+	"ADDR", "DATA_DIR", "PUBLIC_DIR", "BASE_URL", "ADMIN_TOKEN", "CHALLENGE_SECRET", "CHALLENGE_SECRET_PREVIOUS",
+	"TRUSTED_PROXIES", "WRITING_FEED_URL", "BOARD_CLOSED", "SCREEN_LLM_URL", "SCREEN_LLM_MODEL", "SCREEN_LLM_KEY",
+	"SCREEN_LLM_FAIL", "LOG_LEVEL", "LOG_FORMAT", "SHUTDOWN_TIMEOUT",
+}
+
+// FromEnv reads the configuration through lookup (os.LookupEnv in production) over the defaults, and validates it.
+// Every problem is reported, each naming its variable. A variable set to the empty string counts as set: that is
+// how PUBLIC_DIR= turns static serving off.
+func FromEnv(lookup func(string) (string, bool), d Defaults) (Config, error) {
+	c := Default(d)
+	var errs []error
+	bad := func(name, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{name}, args...)...))
+	}
+	str := func(name string, dst *string) {
+		if v, ok := lookup(name); ok {
+			*dst = strings.TrimSpace(v)
+		}
+	}
+	str("ADDR", &c.Addr)
+	str("DATA_DIR", &c.DataDir)
+	str("PUBLIC_DIR", &c.PublicDir)
+	str("BASE_URL", &c.BaseURL)
+	str("ADMIN_TOKEN", &c.AdminToken)
+	str("CHALLENGE_SECRET", &c.ChallengeSecret)
+	str("CHALLENGE_SECRET_PREVIOUS", &c.ChallengeSecretPrevious)
+	str("WRITING_FEED_URL", &c.WritingFeedURL)
+	str("SCREEN_LLM_URL", &c.ScreenLLMURL)
+	str("SCREEN_LLM_MODEL", &c.ScreenLLMModel)
+	str("SCREEN_LLM_KEY", &c.ScreenLLMKey)
+	str("LOG_FORMAT", &c.LogFormat)
+
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		bad("ADDR", "%q is not host:port (for example :8080 or 127.0.0.1:8080)", c.Addr)
+	}
+	if c.DataDir == "" {
+		bad("DATA_DIR", "must name a folder for the store")
+	}
+	if c.PublicDir != "" {
+		if fi, err := os.Stat(c.PublicDir); err != nil || !fi.IsDir() {
+			bad("PUBLIC_DIR", "%q is not a folder; run `make build` first, or set PUBLIC_DIR= to serve only the API", c.PublicDir)
+		}
+	}
+	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	if err := checkURL(c.BaseURL); err != nil {
+		bad("BASE_URL", "%v", err)
+	}
+	if c.WritingFeedURL != "" {
+		if err := checkURL(c.WritingFeedURL); err != nil {
+			bad("WRITING_FEED_URL", "%v", err)
+		}
+	}
+	if c.ScreenLLMURL != "" {
+		if err := checkURL(c.ScreenLLMURL); err != nil {
+			bad("SCREEN_LLM_URL", "%v", err)
+		}
+	}
+	if c.ChallengeSecret != "" && len(c.ChallengeSecret) < 32 {
+		bad("CHALLENGE_SECRET", "must be at least 32 characters (try: openssl rand -hex 32)")
+	}
+	if c.ChallengeSecretPrevious != "" && c.ChallengeSecret == "" {
+		bad("CHALLENGE_SECRET_PREVIOUS", "is only used beside CHALLENGE_SECRET, during a rotation")
+	}
+	if v, ok := lookup("TRUSTED_PROXIES"); ok && strings.TrimSpace(v) != "" {
+		for _, f := range strings.Split(v, ",") {
+			f = strings.TrimSpace(f)
+			p, err := netip.ParsePrefix(f)
+			if err != nil {
+				if a, aerr := netip.ParseAddr(f); aerr == nil {
+					p = netip.PrefixFrom(a, a.BitLen())
+				} else {
+					bad("TRUSTED_PROXIES", "%q is not a CIDR such as 10.0.0.0/8 or an address", f)
+					continue
+				}
+			}
+			c.TrustedProxies = append(c.TrustedProxies, p.Masked())
+		}
+	}
+	if v, ok := lookup("BOARD_CLOSED"); ok {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "1", "true", "yes":
+			c.BoardClosed = true
+		case "", "0", "false", "no":
+		default:
+			bad("BOARD_CLOSED", "%q is not 0 or 1", v)
+		}
+	}
+	if v, ok := lookup("SCREEN_LLM_FAIL"); ok {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "", "open":
+		case "closed":
+			c.ScreenLLMFailClosed = true
+		default:
+			bad("SCREEN_LLM_FAIL", "%q is not open or closed", v)
+		}
+	}
+	if v, ok := lookup("LOG_LEVEL"); ok && strings.TrimSpace(v) != "" {
+		if err := c.LogLevel.UnmarshalText([]byte(strings.TrimSpace(v))); err != nil {
+			bad("LOG_LEVEL", "%q is not debug, info, warn or error", v)
+		}
+	}
+	switch c.LogFormat {
+	case "", "json", "text":
+	default:
+		bad("LOG_FORMAT", "%q is not json or text", c.LogFormat)
+	}
+	if v, ok := lookup("SHUTDOWN_TIMEOUT"); ok && strings.TrimSpace(v) != "" {
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil || d <= 0 {
+			bad("SHUTDOWN_TIMEOUT", "%q is not a positive duration such as 10s", v)
+		} else {
+			c.ShutdownTimeout = d
+		}
+	}
+	return c, errors.Join(errs...)
+}
+
+func checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an absolute http(s) URL", raw)
+	}
+	return nil
+}
