@@ -154,11 +154,20 @@ func expand(to string, vars map[string]string) string {
 	}
 	parts := strings.Split(to, "/")
 	for i, p := range parts {
-		if name, ok := strings.CutPrefix(p, ":"); ok {
+		if name, ok := strings.CutPrefix(p, ":"); ok && isName(name) {
 			parts[i] = vars[name]
 		}
 	}
 	return strings.Join(parts, "/")
+}
+
+func isName(s string) bool {
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && r != '_' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // glob reports whether path matches a header pattern, where "*" matches any run of characters.

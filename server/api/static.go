@@ -54,8 +54,8 @@ func (s *Server) serveRewrite(ctx *fasthttp.RequestCtx, r Rule, vars map[string]
 // folder redirects to "/x/", and what is missing gets 404.html.
 func (s *Server) serveFile(ctx *fasthttp.RequestCtx, urlPath string) {
 	if !ctx.IsGet() && !ctx.IsHead() {
-		ctx.Response.Header.Set("Allow", "GET, HEAD")
 		ctx.Error("405 method not allowed: the site's pages are read-only\n", fasthttp.StatusMethodNotAllowed)
+		ctx.Response.Header.Set("Allow", "GET, HEAD") // after Error, which resets the headers
 		return
 	}
 	file := path.Clean("/" + urlPath)

@@ -1,0 +1,33 @@
+# The index of what a developer can do. Each target is a line or two; README.md says more.
+GO ?= go
+GOFILES_DIRS := build server templates site
+
+.PHONY: run build generate test lint golden bench-build clean
+
+run: build ## serve the whole site (pages, mirrors, API) on http://localhost:8080
+	$(GO) run ./server
+
+build: ## render site/ into public/
+	$(GO) run ./build
+
+generate: ## regenerate the templ components' Go code
+	$(GO) tool templ generate -path templates
+
+test: lint ## the one test command: lint, then every test with the race detector
+	$(GO) test -race -count=1 ./...
+
+lint: ## vet, gofmt, go.mod tidy, and generated code up to date
+	$(GO) vet ./...
+	@out=$$(gofmt -l $(GOFILES_DIRS)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
+	@tmp=$$(mktemp -d) && cp templates/*.templ "$$tmp"/ && $(GO) tool templ generate -path "$$tmp" >/dev/null 2>&1 && \
+	  for f in "$$tmp"/*_templ.go; do cmp -s "$$f" "templates/$$(basename "$$f")" || { echo "templates/$$(basename "$$f") is stale: run make generate"; rm -rf "$$tmp"; exit 1; }; done; rm -rf "$$tmp"
+
+golden: ## rewrite the build's golden files after an intended change; review the diff
+	$(GO) test ./build/generate -run Golden -update
+
+bench-build: ## build synthetic sites of 1,000 and 10,000 pages with twofold and Hugo, side by side
+	bash build/bench/run.sh
+
+clean:
+	rm -rf public public.building-* bench-out

@@ -1,0 +1,85 @@
+package api
+
+import (
+	"maps"
+	"testing"
+)
+
+func TestMatch(t *testing.T) {
+	tests := []struct {
+		name, pattern, path string
+		ok                  bool
+		vars                map[string]string
+	}{
+		{"exact", "/api/md", "/api/md", true, nil},
+		{"exact with trailing slash", "/api/md", "/api/md/", true, nil},
+		{"longer path", "/api/md", "/api/md/about", false, nil},
+		{"shorter path", "/api/md/about", "/api/md", false, nil},
+		{"named segment", "/api/collusion/notes/:id", "/api/collusion/notes/01K", true, map[string]string{"id": "01K"}},
+		{"empty named segment", "/api/collusion/notes/:id", "/api/collusion/notes/", false, nil},
+		{"splat", "/api/collusion/*", "/api/collusion/notes/x", true, map[string]string{"splat": "notes/x"}},
+		{"empty splat", "/api/md/*", "/api/md", true, map[string]string{"splat": ""}},
+		{"splat elsewhere", "/api/logo/*", "/api/og", false, nil},
+		{"root splat", "/*", "/", true, map[string]string{"splat": ""}},
+		{"prefix is not a segment", "/api/md", "/api/mdx", false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vars, ok := match(tt.pattern, tt.path)
+			if ok != tt.ok || (ok && !maps.Equal(vars, tt.vars)) {
+				t.Fatalf("match(%q, %q) = %v, %v; want %v, %v", tt.pattern, tt.path, vars, ok, tt.vars, tt.ok)
+			}
+		})
+	}
+}
+
+func TestExpand(t *testing.T) {
+	if got := expand("/api/collusion/:splat", map[string]string{"splat": "notes/1"}); got != "/api/collusion/notes/1" {
+		t.Fatal(got)
+	}
+	if got := expand("/:page.md", map[string]string{"page": "about"}); got != "/:page.md" {
+		t.Fatalf("only whole segments are placeholders, got %q", got)
+	}
+}
+
+func TestGlob(t *testing.T) {
+	tests := []struct {
+		pattern, path string
+		want          bool
+	}{
+		{"/*", "/", true},
+		{"/*", "/a/b.md", true},
+		{"/*.md", "/about.md", true},
+		{"/*.md", "/collusion/SKILL.md", true},
+		{"/*.md", "/about/", false},
+		{"/llms.txt", "/llms.txt", true},
+		{"/llms.txt", "/llms-full.txt", false},
+		{"/static/*", "/static/style.css", true},
+		{"/static/*", "/statics", false},
+	}
+	for _, tt := range tests {
+		if got := glob(tt.pattern, tt.path); got != tt.want {
+			t.Errorf("glob(%q, %q) = %v, want %v", tt.pattern, tt.path, got, tt.want)
+		}
+	}
+}
+
+// No two header rules that can match one path may set the same header: the static host would merge them.
+func TestHeaderRulesDoNotOverlap(t *testing.T) {
+	paths := []string{"/", "/about/", "/about.md", "/collusion/SKILL.md", "/api/md", "/api/md/about", "/llms.txt",
+		"/llms-full.txt", "/sitemap.xml", "/api/sitemap.xml", "/openapi.json", "/.well-known/mcp.json", "/static/style.css", "/404.html"}
+	for _, p := range paths {
+		seen := map[string]string{}
+		for _, r := range Headers() {
+			if !glob(r.For, p) {
+				continue
+			}
+			for k := range r.Values {
+				if other, dup := seen[k]; dup {
+					t.Errorf("%s: %s is set by both %s and %s", p, k, other, r.For)
+				}
+				seen[k] = r.For
+			}
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package config
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+)
+
+var defaults = Defaults{BaseURL: "https://site.example", WritingFeedURL: "https://blog.example/feed.xml"}
+
+func env(vars map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := FromEnv(env(map[string]string{"PUBLIC_DIR": t.TempDir()}), defaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != ":8080" || c.DataDir != "./data" || c.BaseURL != "https://site.example" || c.WritingFeedURL != defaults.WritingFeedURL ||
+		c.LogLevel != slog.LevelInfo || c.BoardClosed || c.ScreenLLMFailClosed || c.ShutdownTimeout != 10*time.Second {
+		t.Fatalf("defaults = %+v", c)
+	}
+}
+
+func TestFromEnv(t *testing.T) {
+	tests := []struct {
+		name    string
+		vars    map[string]string
+		wantErr string
+		check   func(Config) bool
+	}{
+		{"overrides", map[string]string{"ADDR": "127.0.0.1:9000", "BASE_URL": "https://other.example/", "BOARD_CLOSED": "1", "SCREEN_LLM_FAIL": "closed", "LOG_LEVEL": "debug"}, "",
+			func(c Config) bool {
+				return c.Addr == "127.0.0.1:9000" && c.BaseURL == "https://other.example" && c.BoardClosed && c.ScreenLLMFailClosed && c.LogLevel == slog.LevelDebug
+			}},
+		{"static serving off", map[string]string{"PUBLIC_DIR": ""}, "", func(c Config) bool { return c.PublicDir == "" }},
+		{"trusted proxies", map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8, 192.168.1.7"}, "",
+			func(c Config) bool {
+				return len(c.TrustedProxies) == 2 && c.TrustedProxies[1].String() == "192.168.1.7/32"
+			}},
+		{"bad addr", map[string]string{"ADDR": "8080"}, "ADDR: \"8080\" is not host:port", nil},
+		{"missing public dir", map[string]string{"PUBLIC_DIR": "/nope"}, "PUBLIC_DIR: \"/nope\" is not a folder", nil},
+		{"relative base url", map[string]string{"BASE_URL": "example.com"}, "BASE_URL:", nil},
+		{"bad feed", map[string]string{"WRITING_FEED_URL": "ftp://x"}, "WRITING_FEED_URL:", nil},
+		{"short secret", map[string]string{"CHALLENGE_SECRET": "short"}, "CHALLENGE_SECRET: must be at least 32", nil},
+		{"previous without current", map[string]string{"CHALLENGE_SECRET_PREVIOUS": strings.Repeat("x", 32)}, "CHALLENGE_SECRET_PREVIOUS:", nil},
+		{"bad proxy", map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8,nope"}, "TRUSTED_PROXIES: \"nope\"", nil},
+		{"bad board flag", map[string]string{"BOARD_CLOSED": "maybe"}, "BOARD_CLOSED:", nil},
+		{"bad fail mode", map[string]string{"SCREEN_LLM_FAIL": "ajar"}, "SCREEN_LLM_FAIL:", nil},
+		{"bad log level", map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL:", nil},
+		{"bad shutdown", map[string]string{"SHUTDOWN_TIMEOUT": "-1s"}, "SHUTDOWN_TIMEOUT:", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vars := map[string]string{"PUBLIC_DIR": t.TempDir()}
+			for k, v := range tt.vars {
+				vars[k] = v
+			}
+			c, err := FromEnv(env(vars), defaults)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !tt.check(c) {
+				t.Fatalf("config = %+v, err = %v", c, err)
+			}
+		})
+	}
+}
+
+func TestEveryProblemIsReported(t *testing.T) {
+	_, err := FromEnv(env(map[string]string{"ADDR": "x", "LOG_LEVEL": "y", "PUBLIC_DIR": ""}), defaults)
+	if err == nil || !strings.Contains(err.Error(), "ADDR:") || !strings.Contains(err.Error(), "LOG_LEVEL:") {
+		t.Fatalf("error = %v, want both ADDR and LOG_LEVEL named", err)
+	}
+}
