@@ -28,6 +28,8 @@ type Site struct {
 	Owner          Owner     `yaml:"owner"`
 	Pages          []string  `yaml:"pages"`
 	Nav            []NavItem `yaml:"nav"`
+
+	pageSet map[string]bool
 }
 
 // Owner is the person the site belongs to.
@@ -139,7 +141,7 @@ func (s *Site) Validate() error {
 			return err
 		}
 	}
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(s.Pages))
 	for _, id := range s.Pages {
 		if !pageIDPattern.MatchString(id) {
 			return fmt.Errorf("pages: %q is not a page id (lower-case letters, digits and dashes)", id)
@@ -152,6 +154,7 @@ func (s *Site) Validate() error {
 	if !seen["index"] {
 		return errors.New(`pages must include "index", the home page`)
 	}
+	s.pageSet = seen
 	for _, n := range s.Nav {
 		if !seen[n.Page] {
 			return fmt.Errorf("nav: %q is not one of the pages", n.Page)
@@ -174,7 +177,12 @@ func checkAbsURL(field, raw string) error {
 }
 
 // HasPage reports whether id is one of the site's pages.
-func (s *Site) HasPage(id string) bool { return slices.Contains(s.Pages, id) }
+func (s *Site) HasPage(id string) bool {
+	if s.pageSet == nil { // a Site built in code rather than loaded
+		return slices.Contains(s.Pages, id)
+	}
+	return s.pageSet[id]
+}
 
 // URL turns a site path into an absolute address.
 func (s *Site) URL(p string) string { return s.BaseURL + p }

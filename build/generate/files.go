@@ -3,6 +3,7 @@ package generate
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -49,17 +50,15 @@ func (w *writer) create(p string) (*os.File, error) {
 
 func (w *writer) wrote(n int64) { w.bytes.Add(n) }
 
-// open reads back a file written earlier.
-func (w *writer) open(p string) (*os.File, error) {
-	return os.Open(filepath.Join(w.root, filepath.FromSlash(p)))
-}
-
 func (w *writer) mkdir(dir string) error {
 	if _, ok := w.dirs.Load(dir); ok {
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	// Mkdir alone is one system call where MkdirAll is two; most folders' parents exist already.
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
 	}
 	w.dirs.Store(dir, true)
 	return nil

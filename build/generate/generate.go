@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"twofold/build/content"
@@ -104,6 +105,8 @@ type builder struct {
 	style   string // stylesheet address, versioned by content
 	icon    string
 
+	footerLinks []templates.NavLink
+
 	genesisOnce sync.Once
 	genesis     []templates.Note
 	genesisErr  error
@@ -154,12 +157,13 @@ func (b *builder) run(ctx context.Context) error {
 		return err
 	}
 	b.links = newLinkChecker(b.site, b.staticPaths())
+	b.footerLinks = b.footer()
 	metas, err := b.renderPages(ctx)
 	if err != nil {
 		return err
 	}
 	steps := []func([]pageMeta) error{
-		b.writeLLMsFull, b.writeLLMs, b.writeSitemap, b.writeMarkdownIndex, b.writeNotFound,
+		b.writeLLMs, b.writeSitemap, b.writeMarkdownIndex, b.writeNotFound,
 		b.writeOpenAPI, b.writeMCPManifest, b.writeSkill,
 	}
 	for _, step := range steps {
@@ -170,43 +174,65 @@ func (b *builder) run(ctx context.Context) error {
 	return nil
 }
 
-// renderPages renders every page in parallel, writing its HTML and its mirror, and returns the pages' metadata in
-// site order. All content problems are collected and returned together, sorted by file.
+// renderPages renders every page in parallel and writes the results from one goroutine: on a 2-core machine the
+// file system's work on one folder does not go faster with more writers, it only burns the core that renders.
+// The writer also streams llms-full.txt in site order as pages arrive. It returns the pages' metadata in site
+// order; all content problems are collected and returned together, sorted.
 func (b *builder) renderPages(ctx context.Context) ([]pageMeta, error) {
-	metas := make([]pageMeta, len(b.files))
-	errs := make([]error, len(b.files))
-	next := make(chan int)
+	// Workers take pages in site order, so llms-full.txt never waits long for the next one.
+	var next atomic.Int64
+	results := make(chan *rendered, 4*b.opts.Workers)
 	var wg sync.WaitGroup
 	for range min(b.opts.Workers, len(b.files)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := &pageRenderer{b: b}
-			for i := range next {
-				metas[i], errs[i] = r.render(b.files[i])
+			for ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(b.files) {
+					return
+				}
+				results <- b.render(i)
 			}
 		}()
 	}
-	var cancelled error
-feed:
-	for i := range b.files {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			cancelled = ctx.Err()
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	if cancelled != nil {
-		return nil, cancelled
-	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	metas := make([]pageMeta, len(b.files))
+	full, err := b.newFullText()
 	var problems []error
-	for _, err := range errs {
-		if err != nil {
-			problems = append(problems, err)
+	if err != nil {
+		problems = append(problems, err)
+	}
+	pending := map[int]*rendered{}
+	for r := range results {
+		metas[r.i] = r.meta
+		if r.err == nil && len(problems) == 0 {
+			r.err = b.writePage(r)
 		}
+		if r.err != nil {
+			problems = append(problems, r.err)
+		}
+		pending[r.i] = r
+		for p := pending[full.next]; p != nil; p = pending[full.next] {
+			if len(problems) == 0 {
+				if err := full.add(p); err != nil {
+					problems = append(problems, err)
+				}
+			}
+			delete(pending, full.next)
+			p.release()
+			full.next++
+		}
+	}
+	if err := full.close(); err != nil && len(problems) == 0 {
+		problems = append(problems, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	if len(problems) > 0 {
 		slices.SortStableFunc(problems, func(a, b error) int { return cmp.Compare(a.Error(), b.Error()) })
@@ -215,16 +241,53 @@ feed:
 	return metas, nil
 }
 
-// pageRenderer renders pages one at a time, reusing its buffers.
-type pageRenderer struct {
-	b        *builder
-	html     bytes.Buffer
-	document bytes.Buffer
-	mirror   bytes.Buffer
+// rendered is one page, rendered and not yet written.
+type rendered struct {
+	i      int
+	meta   pageMeta
+	html   *bytes.Buffer
+	mirror *bytes.Buffer
+	err    error
 }
 
-func (r *pageRenderer) render(f content.PageFile) (pageMeta, error) {
-	b := r.b
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func getBuffer() *bytes.Buffer {
+	buf := buffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	return buf
+}
+
+func (r *rendered) release() {
+	for _, buf := range []*bytes.Buffer{r.html, r.mirror} {
+		if buf != nil && buf.Cap() <= 1<<20 {
+			buffers.Put(buf)
+		}
+	}
+	r.html, r.mirror = nil, nil
+}
+
+func (b *builder) writePage(r *rendered) error {
+	id := r.meta.id
+	if id != "index" {
+		if err := b.out.mkdir(filepath.Join(b.out.root, id)); err != nil {
+			return err
+		}
+	}
+	if err := b.out.write(htmlPath(id), r.html.Bytes()); err != nil {
+		return err
+	}
+	return b.out.write("/"+id+".md", r.mirror.Bytes())
+}
+
+// render reads, checks and renders page i into fresh buffers.
+func (b *builder) render(i int) *rendered {
+	r := &rendered{i: i}
+	r.meta, r.err = b.renderPage(b.files[i], r)
+	return r
+}
+
+func (b *builder) renderPage(f content.PageFile, r *rendered) (pageMeta, error) {
 	src, err := fs.ReadFile(b.fsys, f.File)
 	if err != nil {
 		return pageMeta{}, &content.Error{File: f.File, Msg: "cannot read: " + err.Error()}
@@ -244,9 +307,9 @@ func (r *pageRenderer) render(f content.PageFile) (pageMeta, error) {
 			return pageMeta{}, err
 		}
 	}
-
-	r.html.Reset()
-	if err := b.md.render(&r.html, p, b.links); err != nil {
+	body := getBuffer()
+	defer buffers.Put(body)
+	if err := b.md.render(body, p, b.links); err != nil {
 		return pageMeta{}, err
 	}
 	if mirror != p {
@@ -255,18 +318,12 @@ func (r *pageRenderer) render(f content.PageFile) (pageMeta, error) {
 			return pageMeta{}, err
 		}
 	}
-	r.document.Reset()
-	if err := b.renderHTML(&r.document, p, templ.Raw(r.html.String())); err != nil {
+	r.html = getBuffer()
+	if err := b.renderHTML(r.html, p, templ.Raw(body.String())); err != nil {
 		return pageMeta{}, fmt.Errorf("%s: render: %w", p.Source, err)
 	}
-	if err := b.out.write(htmlPath(p.ID), r.document.Bytes()); err != nil {
-		return pageMeta{}, err
-	}
-	r.mirror.Reset()
-	writeMirror(&r.mirror, b.site, p, mirror)
-	if err := b.out.write(p.MirrorPath(), r.mirror.Bytes()); err != nil {
-		return pageMeta{}, err
-	}
+	r.mirror = getBuffer()
+	writeMirror(r.mirror, b.site, p, mirror)
 	return pageMeta{id: p.ID, title: mirror.Title, description: mirror.Description, lastModified: mirror.LastModified}, nil
 }
 

@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"net/url"
+	"os"
 	"path"
 	"strings"
 	"time"
@@ -122,7 +124,7 @@ func (b *builder) shell(p *content.Page) templates.Shell {
 		Stylesheet:  b.style,
 		Icon:        b.icon,
 		Nav:         nav,
-		Footer:      b.footer(),
+		Footer:      b.footerLinks,
 		Year:        p.LastModified.Year(),
 	}
 }
@@ -223,41 +225,48 @@ func writeFrontMatter(w *bytes.Buffer, title, description, url string, lastModif
 	w.WriteString("---\n\n")
 }
 
-// writeLLMsFull concatenates every mirror, each under its address, in site order.
-func (b *builder) writeLLMsFull(pages []pageMeta) error {
+// fullText is llms-full.txt as it is written: a header, then every mirror in site order, each under its address.
+type fullText struct {
+	b    *builder
+	f    *os.File
+	w    *bufio.Writer
+	next int // index of the next page to add
+	n    int64
+}
+
+func (b *builder) newFullText() (*fullText, error) {
 	f, err := b.out.create(pathLLMsFull)
 	if err != nil {
-		return err
+		return &fullText{b: b}, err
 	}
-	defer f.Close()
-	var head bytes.Buffer
-	fmt.Fprintf(&head, "# %s: every page in full\n\n> %s\n\n", b.site.Title, oneLine(b.site.Owner.Tagline))
-	fmt.Fprintf(&head, "This file holds the markdown mirror of each page of %s, in the order of %s. Each mirror starts with its address.\n", b.site.BaseURL, b.site.URL(pathLLMs))
-	n, err := f.Write(head.Bytes())
-	total := int64(n)
+	t := &fullText{b: b, f: f, w: bufio.NewWriterSize(f, 256<<10)}
+	n, _ := fmt.Fprintf(t.w, "# %s: every page in full\n\n> %s\n\n", b.site.Title, oneLine(b.site.Owner.Tagline))
+	m, _ := fmt.Fprintf(t.w, "This file holds the markdown mirror of each page of %s, in the order of %s. Each mirror starts with its address.\n", b.site.BaseURL, b.site.URL(pathLLMs))
+	t.n = int64(n + m)
+	return t, nil
+}
+
+func (t *fullText) add(r *rendered) error {
+	n, err := fmt.Fprintf(t.w, "\n\n<!-- %s -->\n\n", t.b.site.URL("/"+r.meta.id+".md"))
+	t.n += int64(n)
 	if err != nil {
 		return err
 	}
-	for _, m := range pages {
-		mirror := "/" + m.id + ".md"
-		n, err := fmt.Fprintf(f, "\n\n<!-- %s -->\n\n", b.site.URL(mirror))
-		total += int64(n)
-		if err != nil {
-			return err
-		}
-		src, err := b.out.open(mirror)
-		if err != nil {
-			return err
-		}
-		c, err := io.Copy(f, src)
-		src.Close()
-		total += c
-		if err != nil {
-			return err
-		}
+	m, err := t.w.Write(r.mirror.Bytes())
+	t.n += int64(m)
+	return err
+}
+
+func (t *fullText) close() error {
+	if t.f == nil {
+		return nil
 	}
-	b.out.wrote(total)
-	return f.Close()
+	err := t.w.Flush()
+	if cerr := t.f.Close(); err == nil {
+		err = cerr
+	}
+	t.b.out.wrote(t.n)
+	return err
 }
 
 // writeLLMs writes llms.txt as llmstxt.org describes it: a title, a summary, and sections of annotated links.
