@@ -99,17 +99,14 @@ func FromEnv(lookup func(string) (string, bool), d Defaults) (Config, error) {
 		}
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
-	if err := checkURL(c.BaseURL); err != nil {
-		bad("BASE_URL", "%v", err)
-	}
-	if c.WritingFeedURL != "" {
-		if err := checkURL(c.WritingFeedURL); err != nil {
-			bad("WRITING_FEED_URL", "%v", err)
-		}
-	}
-	if c.ScreenLLMURL != "" {
-		if err := checkURL(c.ScreenLLMURL); err != nil {
-			bad("SCREEN_LLM_URL", "%v", err)
+	for _, u := range []struct {
+		name, value string
+		required    bool
+	}{{"BASE_URL", c.BaseURL, true}, {"WRITING_FEED_URL", c.WritingFeedURL, false}, {"SCREEN_LLM_URL", c.ScreenLLMURL, false}} {
+		if u.required || u.value != "" {
+			if err := checkURL(u.value); err != nil {
+				bad(u.name, "%v", err)
+			}
 		}
 	}
 	if c.ChallengeSecret != "" && len(c.ChallengeSecret) < 32 {
