@@ -7,6 +7,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -16,14 +17,26 @@ import (
 )
 
 func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is the whole program: it parses args, builds, reports, and returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var opts generate.Options
-	flag.StringVar(&opts.SiteDir, "site", "site", "folder with site.yaml, pages/, collusion/, static/ and openapi.json")
-	flag.StringVar(&opts.OutDir, "out", "public", "output folder, replaced whole when the build succeeds")
-	flag.StringVar(&opts.BaseURL, "base-url", "", "public address of the site (default: baseURL of site.yaml)")
-	flag.IntVar(&opts.Workers, "workers", 0, "pages rendered at once (default: two per CPU)")
-	quiet := flag.Bool("q", false, "print nothing on success")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile to this file")
-	flag.Parse()
+	flags := flag.NewFlagSet("build", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	flags.StringVar(&opts.SiteDir, "site", "site", "folder with site.yaml, pages/, collusion/, static/ and openapi.json")
+	flags.StringVar(&opts.OutDir, "out", "public", "output folder, replaced whole when the build succeeds")
+	flags.StringVar(&opts.BaseURL, "base-url", "", "public address of the site (default: baseURL of site.yaml)")
+	flags.IntVar(&opts.Workers, "workers", 0, "pages rendered at once (default: two per CPU)")
+	quiet := flags.Bool("q", false, "print nothing on success")
+	cpuProfile := flags.String("cpuprofile", "", "write a CPU profile to this file")
+	if err := flags.Parse(args); err != nil {
+		return 2
+	}
 	if os.Getenv("GOGC") == "" {
 		// A build is a short batch job with a small heap: collecting half as often is worth the memory.
 		debug.SetGCPercent(200)
@@ -31,26 +44,24 @@ func main() {
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+			fmt.Fprintln(stderr, err)
+			return 1
 		}
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	report, err := generate.Build(ctx, opts)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "build failed:")
-		fmt.Fprintln(os.Stderr, indent(err.Error()))
-		pprof.StopCPUProfile()
-		os.Exit(1)
+		fmt.Fprintln(stderr, "build failed:")
+		fmt.Fprintln(stderr, indent(err.Error()))
+		return 1
 	}
 	if !*quiet {
-		fmt.Printf("built %d pages into %s: %d files, %.1f MB in %s\n",
+		fmt.Fprintf(stdout, "built %d pages into %s: %d files, %.1f MB in %s\n",
 			report.Pages, opts.OutDir, report.Files, float64(report.Bytes)/1e6, report.Duration.Round(1e6))
 	}
+	return 0
 }
 
 func indent(s string) string {

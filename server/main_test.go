@@ -72,6 +72,12 @@ var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Reques
 
 // do sends a request and checks the answer against openapi.json where it describes the route.
 func do(t *testing.T, contract *apitest.Contract, method, url string) answer {
+	a, _ := doChecked(t, contract, method, url)
+	return a
+}
+
+// doChecked is do, also reporting whether openapi.json describes the operation and the answer was validated.
+func doChecked(t *testing.T, contract *apitest.Contract, method, url string) (answer, bool) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, nil)
 	if err != nil {
@@ -86,10 +92,11 @@ func do(t *testing.T, contract *apitest.Contract, method, url string) answer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	described := false
 	if contract != nil {
-		contract.Check(t, req, resp, body)
+		described = contract.Check(t, req, resp, body)
 	}
-	return answer{resp.StatusCode, resp.Header, string(body)}
+	return answer{resp.StatusCode, resp.Header, string(body)}, described
 }
 
 func TestLocalModeServesTheWholeSite(t *testing.T) {
@@ -126,7 +133,10 @@ func TestLocalModeServesTheWholeSite(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := do(t, contract, "GET", base+tt.path)
+			a, described := doChecked(t, contract, "GET", base+tt.path)
+			if want := specPath(tt.path); described != want {
+				t.Errorf("openapi.json describes GET %s: %v, want %v", tt.path, described, want)
+			}
 			if a.status != tt.status || a.header.Get("Content-Type") != tt.contentType || !strings.Contains(a.body, tt.contains) {
 				t.Fatalf("GET %s = %d %q, body %.200q; want %d %q containing %q", tt.path, a.status, a.header.Get("Content-Type"), a.body, tt.status, tt.contentType, tt.contains)
 			}
@@ -222,4 +232,16 @@ func TestConfigurationErrorsNameTheVariable(t *testing.T) {
 			t.Errorf("error does not name %s: %v", name, err)
 		}
 	}
+}
+
+// specPath reports whether openapi.json documents a path: the mirrors and machine-readable files, not the HTML.
+func specPath(p string) bool {
+	switch p {
+	case "/api/md", "/llms.txt", "/llms-full.txt", "/api/sitemap.xml", "/openapi.json", "/.well-known/mcp.json":
+		return true
+	}
+	if strings.HasPrefix(p, "/api/md/") {
+		return !strings.HasSuffix(p, "/") // the static host's leniency about a trailing slash is not part of the API
+	}
+	return strings.HasSuffix(p, ".md") && strings.Count(p, "/") == 1
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/legacy"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
 )
 
 func init() {
@@ -57,7 +57,7 @@ func NewContract(t testing.TB) *Contract {
 	if err != nil {
 		t.Fatalf("openapi.json: %v", err)
 	}
-	router, err := legacy.NewRouter(doc)
+	router, err := gorillamux.NewRouter(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
