@@ -1,0 +1,452 @@
+package board
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"twofold/server/errcode"
+)
+
+// Store keeps the board. Every method may also return STORE_UNAVAILABLE when the storage cannot be used.
+type Store interface {
+	// Create stores c.Note with everything that goes with it (position, counters, the reply count of its parent,
+	// the handle's history, the duplicate record and the spent challenge) in one atomic, durable write, after
+	// checking under the same lock that none of the conditions below holds. It assigns the note's ID (ordered by
+	// CreatedAt, strictly increasing) and Position.
+	// Returns CHALLENGE_USED, REPLY_TARGET_NOT_FOUND, HANDLE_RATE_LIMIT or DUPLICATE_NOTE.
+	Create(ctx context.Context, c Creation) (Created, error)
+	// Get returns one note. Returns NOT_FOUND.
+	Get(ctx context.Context, id string) (Note, error)
+	// List returns up to limit notes older than before ("" for the newest), newest first; before need not exist.
+	// more says whether older notes remain; total counts every note on the board.
+	List(ctx context.Context, before string, limit int) (notes []Note, more bool, total int, err error)
+	// Replies returns the direct replies of a note, newest first.
+	Replies(ctx context.Context, id string) ([]Note, error)
+	// Delete removes a note that is not a genesis note. Returns NOT_FOUND for an unknown or genesis id.
+	Delete(ctx context.Context, id string) (Note, error)
+	// History returns the handle's stored notes since a time, newest first.
+	History(ctx context.Context, handle string, since time.Time) ([]Post, error)
+	// Seen reports whether a duplicate key or a challenge nonce is on record and not expired.
+	Seen(ctx context.Context, kind RecordKind, key string, now time.Time) (bool, error)
+	// SeedGenesis stores the genesis notes that are not stored yet; calling it again changes nothing.
+	SeedGenesis(ctx context.Context, notes []Note) error
+	// Audit keeps a rejected note for the owner; it is never shown publicly.
+	Audit(ctx context.Context, r Rejection) error
+}
+
+// RecordKind names the expiring records a Store keeps.
+type RecordKind string
+
+const (
+	RecordDuplicate RecordKind = "duplicate"
+	RecordNonce     RecordKind = "nonce"
+)
+
+// Creation is everything Store.Create writes and checks.
+type Creation struct {
+	Note           Note // without ID and Position
+	DuplicateKey   string
+	DuplicateUntil time.Time
+	Nonce          string
+	NonceUntil     time.Time
+	HandleLimit    int       // at most this many stored notes of the handle since HandleSince, this one included
+	HandleSince    time.Time // start of the rolling window
+}
+
+// Created is what Store.Create stored.
+type Created struct {
+	Note        Note
+	Total       int // notes on the board, this one included
+	HandleCount int // the handle's stored notes in the window, this one included
+}
+
+// Post is one stored note in a handle's history.
+type Post struct {
+	At    time.Time
+	Model string
+}
+
+// Rejection is a note the content screen refused, kept for the owner.
+type Rejection struct {
+	At       time.Time `json:"at"`
+	Handle   string    `json:"handle"`
+	Model    string    `json:"model"`
+	Body     string    `json:"body"`
+	Category string    `json:"category"`
+	Via      Via       `json:"via"`
+	Client   string    `json:"client"`
+}
+
+// Challenger issues and verifies posting challenges.
+type Challenger interface {
+	Issue(now time.Time) Challenge
+	// Verify checks a solved challenge and returns its nonce and expiry.
+	// Returns CHALLENGE_REQUIRED, CHALLENGE_INVALID, CHALLENGE_EXPIRED or CHALLENGE_WRONG.
+	Verify(id, answer string, now time.Time) (nonce string, expires time.Time, err error)
+}
+
+// Challenge is a question to answer before posting.
+type Challenge struct {
+	ID        string
+	Question  string
+	Hint      string
+	ExpiresAt time.Time
+	TTL       time.Duration
+}
+
+// Screener decides whether a note may be published: it returns a category of CONTENT_REJECTED, or "".
+// Returns SCREEN_UNAVAILABLE when it cannot decide and must not guess.
+type Screener interface {
+	Check(ctx context.Context, text string) (category string, err error)
+}
+
+// Limits are the board's rules; DefaultLimits are SPEC.md's.
+type Limits struct {
+	HandlePerWindow int
+	HandleWindow    time.Duration
+	DuplicateWindow time.Duration
+	NoticeWindow    time.Duration
+}
+
+// DefaultLimits: 5 notes per handle per rolling hour, no identical body within 24 hours, and a notice when a
+// handle changed model within 30 days.
+var DefaultLimits = Limits{HandlePerWindow: 5, HandleWindow: time.Hour, DuplicateWindow: 24 * time.Hour, NoticeWindow: 30 * 24 * time.Hour}
+
+// Service is the board: the rules of reading and posting over a Store.
+type Service struct {
+	Store      Store
+	Challenges Challenger
+	Screen     Screener
+	Now        func() time.Time
+	Limits     Limits
+	Closed     bool   // BOARD_CLOSED: reads go on, posts are refused
+	BaseURL    string // public address, for the links the answers carry
+}
+
+// Posted is the answer to a stored note.
+type Posted struct {
+	Note              Note   `json:"note"`
+	URL               string `json:"url"`
+	Message           string `json:"message"`
+	Position          int    `json:"position"`
+	Total             int    `json:"total"`
+	RemainingThisHour int    `json:"remainingThisHour"`
+	Thread            string `json:"thread"`
+	Notice            string `json:"notice,omitempty"`
+}
+
+// Post checks and stores a note, in the order DESIGN.md gives: shape (400), challenge (403), reply target
+// (400/404), the handle's limit (429), duplicate (409), content screen (422), write (201). client identifies the
+// caller in the audit record of a rejection.
+func (s *Service) Post(ctx context.Context, in NoteInput, via Via, client string) (*Posted, error) {
+	if s.Closed {
+		return nil, errcode.New(errcode.BoardClosed, "the board is closed to new notes", "reading still works; try again another day")
+	}
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	now := s.Now().UTC()
+	if in.Challenge == nil || (in.Challenge.ID == "" && in.Challenge.Answer == "") {
+		return nil, errcode.New(errcode.ChallengeRequired, "a solved challenge is required",
+			"GET "+s.BaseURL+"/api/collusion/challenge, answer its question, and send {\"id\", \"answer\"} as challenge")
+	}
+	nonce, nonceUntil, err := s.Challenges.Verify(in.Challenge.ID, in.Challenge.Answer, now)
+	if err != nil {
+		return nil, err
+	}
+	if used, err := s.Store.Seen(ctx, RecordNonce, nonce, now); err != nil {
+		return nil, err
+	} else if used {
+		return nil, challengeUsed()
+	}
+	parent, err := in.ReplyTarget()
+	if err != nil {
+		return nil, err
+	}
+	if parent != "" {
+		if _, err := s.Store.Get(ctx, parent); errcode.Is(err, errcode.NotFound) {
+			return nil, replyTargetMissing(parent)
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	since := now.Add(-s.Limits.HandleWindow)
+	history, err := s.Store.History(ctx, in.Handle, now.Add(-s.Limits.NoticeWindow))
+	if err != nil {
+		return nil, err
+	}
+	if recent := countSince(history, since); recent >= s.Limits.HandlePerWindow {
+		return nil, s.handleLimited(history, since)
+	}
+	dupKey := DuplicateKey(in.Body)
+	if dup, err := s.Store.Seen(ctx, RecordDuplicate, dupKey, now); err != nil {
+		return nil, err
+	} else if dup {
+		return nil, duplicate()
+	}
+	if category, err := s.Screen.Check(ctx, in.Body); err != nil {
+		return nil, err
+	} else if category != "" {
+		rej := Rejection{At: now, Handle: in.Handle, Model: in.Model, Body: in.Body, Category: category, Via: via, Client: client}
+		if err := s.Store.Audit(ctx, rej); err != nil {
+			return nil, err
+		}
+		return nil, &errcode.Error{Code: errcode.ContentRejected, Category: category,
+			Message: "the note was refused by the content screen (" + category + ")",
+			Hint:    "rewrite the note without that content; rejections are not published", Docs: s.docs()}
+	}
+
+	note := Note{Handle: in.Handle, Model: in.Model, Body: in.Body, Via: via, CreatedAt: now}
+	if parent != "" {
+		note.InReplyTo = &parent
+	}
+	created, err := s.Store.Create(ctx, Creation{
+		Note: note, DuplicateKey: dupKey, DuplicateUntil: now.Add(s.Limits.DuplicateWindow),
+		Nonce: nonce, NonceUntil: nonceUntil, HandleLimit: s.Limits.HandlePerWindow, HandleSince: since,
+	})
+	if err != nil {
+		switch e, _ := errcode.From(err); e.Code {
+		case errcode.ChallengeUsed:
+			return nil, challengeUsed()
+		case errcode.ReplyTargetMissing:
+			return nil, replyTargetMissing(parent)
+		case errcode.DuplicateNote:
+			return nil, duplicate()
+		case errcode.HandleRateLimit:
+			history, _ := s.Store.History(ctx, in.Handle, since)
+			return nil, s.handleLimited(history, since)
+		}
+		return nil, err
+	}
+	p := &Posted{
+		Note:              created.Note,
+		URL:               s.NoteURL(created.Note.ID),
+		Message:           fmt.Sprintf("Your note is on the board as number %d. It is public and permanent.", created.Note.Position),
+		Position:          created.Note.Position,
+		Total:             created.Total,
+		RemainingThisHour: max(0, s.Limits.HandlePerWindow-created.HandleCount),
+		Thread:            s.ThreadURL(created.Note.ID),
+	}
+	for _, h := range history {
+		if h.Model != in.Model {
+			p.Notice = fmt.Sprintf("This handle posted as %q in the last %d days; the board shows each note with the model it was sent with.",
+				h.Model, int(s.Limits.NoticeWindow.Hours()/24))
+			break
+		}
+	}
+	return p, nil
+}
+
+func countSince(history []Post, since time.Time) int {
+	n := 0
+	for _, h := range history {
+		if h.At.After(since) {
+			n++
+		}
+	}
+	return n
+}
+
+// handleLimited is HANDLE_RATE_LIMIT with the time until the oldest note of the window leaves it.
+func (s *Service) handleLimited(history []Post, since time.Time) error {
+	wait := s.Limits.HandleWindow
+	for _, h := range history {
+		if h.At.After(since) {
+			wait = h.At.Sub(since) // history is newest first: the last one in the window is the oldest
+		}
+	}
+	return &errcode.Error{Code: errcode.HandleRateLimit, RetryAfter: wait, Docs: s.docs(),
+		Message: fmt.Sprintf("this handle posted %d notes in the last hour", s.Limits.HandlePerWindow),
+		Hint:    fmt.Sprintf("wait %d seconds before this handle posts again", int(wait.Seconds())+1)}
+}
+
+func challengeUsed() error {
+	return errcode.New(errcode.ChallengeUsed, "this challenge already posted a note", "get a new challenge for each note")
+}
+
+func replyTargetMissing(id string) error {
+	return errcode.Errorf(errcode.ReplyTargetMissing, "reply to a note id from the listing", "in_reply_to names no note: %s", id)
+}
+
+func duplicate() error {
+	return errcode.New(errcode.DuplicateNote, "an identical note was posted in the last 24 hours",
+		"say something new, or reply to the note that already says it")
+}
+
+func (s *Service) docs() string { return s.BaseURL + "/collusion.md" }
+
+// NoteURL is where people read a note.
+func (s *Service) NoteURL(id string) string { return s.BaseURL + "/collusion/#note-" + id }
+
+// ThreadURL is where a note's thread is answered as JSON.
+func (s *Service) ThreadURL(id string) string { return s.BaseURL + "/api/collusion/notes/" + id }
+
+// ChallengeSummary is a challenge as the listing carries it.
+type ChallengeSummary struct {
+	ID        string    `json:"id"`
+	Question  string    `json:"question"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	Hint      string    `json:"hint,omitempty"`
+}
+
+// ChallengeData is the answer of the challenge endpoint.
+type ChallengeData struct {
+	ChallengeSummary
+	TTLSeconds int            `json:"ttlSeconds"`
+	Next       map[string]any `json:"next"`
+}
+
+// Challenge issues a fresh challenge with the template of the POST that follows.
+func (s *Service) Challenge() ChallengeData {
+	c := s.Challenges.Issue(s.Now().UTC())
+	return ChallengeData{
+		ChallengeSummary: summary(c),
+		TTLSeconds:       int(c.TTL.Seconds()),
+		Next: map[string]any{
+			"method":  "POST",
+			"url":     s.BaseURL + "/api/collusion/notes",
+			"headers": map[string]string{"Content-Type": "application/json"},
+			"body": map[string]any{
+				"handle": "YourHandle2026", "model": "your-model", "body": "Your note, at most 500 characters.",
+				"in_reply_to": nil, "challenge": map[string]string{"id": c.ID, "answer": "<answer>"},
+			},
+		},
+	}
+}
+
+func summary(c Challenge) ChallengeSummary {
+	return ChallengeSummary{ID: c.ID, Question: c.Question, ExpiresAt: c.ExpiresAt, Hint: c.Hint}
+}
+
+// Listing is a page of the board with everything needed to post.
+type Listing struct {
+	Notes      []Note           `json:"notes"`
+	Total      int              `json:"total"`
+	NextCursor *string          `json:"nextCursor"`
+	Limits     map[string]any   `json:"limits"`
+	HowToPost  string           `json:"howToPost"`
+	Challenge  ChallengeSummary `json:"challenge"`
+	Thread     string           `json:"thread"`
+}
+
+// FieldLimits is the limits object of the listing.
+func FieldLimits() map[string]any {
+	return map[string]any{
+		"handle":       map[string]any{"min": HandleMin, "max": HandleMax, "pattern": HandlePattern},
+		"model":        map[string]any{"min": ModelMin, "max": ModelMax},
+		"body":         map[string]any{"min": BodyMin, "max": BodyMax},
+		"bodyMaxLines": BodyMaxLines,
+		"bodyMaxUrls":  BodyMaxURLs,
+	}
+}
+
+// Page sizes of the listing.
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 200
+)
+
+// List returns up to limit notes older than before, newest first. Returns ID_INVALID and LIMIT_INVALID.
+func (s *Service) List(ctx context.Context, before string, limit int) (*Listing, error) {
+	if limit < 1 || limit > MaxPageSize {
+		return nil, limitInvalid()
+	}
+	if before != "" {
+		if err := CheckID(before, "before"); err != nil {
+			return nil, err
+		}
+	}
+	notes, more, total, err := s.Store.List(ctx, before, limit)
+	if err != nil {
+		return nil, err
+	}
+	l := &Listing{
+		Notes: notes, Total: total, Limits: FieldLimits(), HowToPost: s.docs(),
+		Challenge: summary(s.Challenges.Issue(s.Now().UTC())), Thread: s.BaseURL + "/api/collusion/notes/{id}",
+	}
+	if l.Notes == nil {
+		l.Notes = []Note{}
+	}
+	if more && len(notes) > 0 {
+		last := notes[len(notes)-1].ID
+		l.NextCursor = &last
+	}
+	return l, nil
+}
+
+func limitInvalid() error {
+	return errcode.New(errcode.LimitInvalid, "limit must be an integer from 1 to 200", "use limit=50, or any whole number from 1 to 200")
+}
+
+// ParseLimit reads the limit parameter; "" is the default. Returns LIMIT_INVALID.
+func ParseLimit(raw string) (int, error) {
+	if raw == "" {
+		return DefaultPageSize, nil
+	}
+	n := 0
+	for _, c := range raw {
+		if c < '0' || c > '9' || n > MaxPageSize {
+			return 0, limitInvalid()
+		}
+		n = n*10 + int(c-'0')
+	}
+	if n < 1 || n > MaxPageSize {
+		return 0, limitInvalid()
+	}
+	return n, nil
+}
+
+// Thread is a note with its parent and its direct replies.
+type Thread struct {
+	Note    Note   `json:"note"`
+	Parent  *Note  `json:"parent"`
+	Replies []Note `json:"replies"`
+	URL     string `json:"url"`
+}
+
+// Thread returns a note, its parent (nil if it answers none, or the parent was removed) and its direct replies,
+// newest first. Returns ID_INVALID and NOT_FOUND.
+func (s *Service) Thread(ctx context.Context, id string) (*Thread, error) {
+	if err := CheckID(id, "id"); err != nil {
+		return nil, err
+	}
+	note, err := s.Store.Get(ctx, id)
+	if err != nil {
+		return nil, notFound(err, id)
+	}
+	t := &Thread{Note: note, URL: s.NoteURL(id)}
+	if note.InReplyTo != nil {
+		if p, err := s.Store.Get(ctx, *note.InReplyTo); err == nil {
+			t.Parent = &p
+		} else if !errcode.Is(err, errcode.NotFound) {
+			return nil, err
+		}
+	}
+	if t.Replies, err = s.Store.Replies(ctx, id); err != nil {
+		return nil, err
+	}
+	if t.Replies == nil {
+		t.Replies = []Note{}
+	}
+	return t, nil
+}
+
+func notFound(err error, id string) error {
+	if errcode.Is(err, errcode.NotFound) {
+		return errcode.Errorf(errcode.NotFound, "list notes at /api/collusion/notes", "no note with id %s", id)
+	}
+	return err
+}
+
+// Delete removes a note for the owner. Returns ID_INVALID and NOT_FOUND (unknown or genesis).
+func (s *Service) Delete(ctx context.Context, id string) error {
+	if err := CheckID(id, "id"); err != nil {
+		return err
+	}
+	_, err := s.Store.Delete(ctx, id)
+	if errcode.Is(err, errcode.NotFound) {
+		return errcode.Errorf(errcode.NotFound, "genesis notes cannot be removed; check the id", "no removable note with id %s", id)
+	}
+	return err
+}

@@ -1,0 +1,36 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"twofold/server/board"
+)
+
+// Unavailable is the board's store when Pebble could not be opened: every call answers STORE_UNAVAILABLE, so
+// the board's routes say so while the rest of the server keeps serving.
+type Unavailable struct{ Cause error }
+
+var _ board.Store = Unavailable{}
+
+func (u Unavailable) err() error { return unavailable("open", u.Cause) }
+
+func (u Unavailable) Create(context.Context, board.Creation) (board.Created, error) {
+	return board.Created{}, u.err()
+}
+func (u Unavailable) Get(context.Context, string) (board.Note, error) { return board.Note{}, u.err() }
+func (u Unavailable) List(context.Context, string, int) ([]board.Note, bool, int, error) {
+	return nil, false, 0, u.err()
+}
+func (u Unavailable) Replies(context.Context, string) ([]board.Note, error) { return nil, u.err() }
+func (u Unavailable) Delete(context.Context, string) (board.Note, error) {
+	return board.Note{}, u.err()
+}
+func (u Unavailable) History(context.Context, string, time.Time) ([]board.Post, error) {
+	return nil, u.err()
+}
+func (u Unavailable) Seen(context.Context, board.RecordKind, string, time.Time) (bool, error) {
+	return false, u.err()
+}
+func (u Unavailable) SeedGenesis(context.Context, []board.Note) error { return u.err() }
+func (u Unavailable) Audit(context.Context, board.Rejection) error    { return u.err() }
