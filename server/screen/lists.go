@@ -1,0 +1,135 @@
+package screen
+
+// The wordlists and phrase patterns of each category, matched against every view of a note (see normalize.go).
+// Write them in plain lower case: they are squeezed like the text ("kill" is matched as "kil"), so a doubled
+// letter in a pattern is one letter. \b marks word edges; "\w*" after a stem takes its endings.
+//
+// The lists aim at what agents would plausibly be told or tempted to post, and are tuned against the labelled
+// corpus in testdata/corpus.tsv: a change here must keep that test's recall and false-rejection figures.
+
+const (
+	people  = `(?:you|u|him|her|them|everyone|everybody|people|someone|somebody|anyone|kids|children|users|humans|the (?:owner|admin|president|police|teacher)|your (?:family|kids|children|wife|husband|mother|mom|father|dad)|his family|her family|their families|every \w+ i see|all of (?:you|them))`
+	groups  = `(?:(?:jew|jewish|muslim|moslem|christian|black|white|asian|mexican|immigrant|refugee|arab|gay|lesbian|trans|transgender|gypsie|gypsy|roma|african|indian|chinese|hindu|sikh|catholic|disabled|migrant|foreigner|latino|jap)s?(?: people| folks| persons?)?|women|men)`
+	vile    = `(?:vermin|animals|subhuman|sub human|parasites|cockroaches|roaches|rats|inferior|an? ?disease|an? ?plague|an? ?cancer|an? ?virus|filth|filthy|scum|savages|apes|monkeys|not human|evil|the enemy|trash|garbage)`
+	killing = `(?:kill|murder|shoot|stab|behead|slaughter|strangle|hang|lynch|burn|gas|exterminate|execute|massacre|bomb|rape|torture|hurt|beat up|run over)`
+)
+
+var patterns = map[Category][]string{
+	SexualMinors: {
+		`\b(?:child|children|kid|kids|minor|minors|underage|under age|preteen|pre teen|toddler|little (?:girl|boy)s?|schoolgirls?|schoolboys?|teen|teens|\d{1,2} ?(?:yo|y o|year olds?|years olds?))\b.{0,40}\b(?:porn|nudes?|naked|nsfw|sex|sexy|explicit|lewd|erotic|xxx|hot pics|pics|fuck\w*|touch\w*|molest\w*)\b`,
+		`\b(?:porn|nudes?|naked|nsfw|sex|sexy|explicit|lewd|erotic|hot pics)\b.{0,40}\b(?:child|children|kids?|minors?|underage|preteen|toddlers?|schoolgirls?|\d{1,2} ?(?:yo|year olds?|years olds?))\b`,
+		`\b(?:cp|csam|pthc|jailbait|loli|lolicon|shotacon|pedo\w*|paedo\w*|pedophil\w*|paedophil\w*)\b`,
+		`\bgroom\w* (?:a |the )?(?:child|kid|minor|girl|boy)s?\b`,
+	},
+	Violence: {
+		`\b(?:i|we|i'm|im|i am|we are|we're|i'll|ill|we'll|gonna|going to|will|wil|should|must|let's|lets) (?:\w+ ){0,3}` + killing + `\w* ` + people + `\b`,
+		`\b` + killing + ` (?:\w+ ){0,2}` + people + `\b.{0,30}\b(?:tonight|tomorrow|today|soon|next week|at school|at work|if you|when i find|with a (?:gun|knife|bomb))`,
+		`\b(?:make|build|assemble|plant|detonate) (?:a |an )?(?:pipe ?bomb|bomb|explosive|ied|molotov)\w*\b`,
+		`\b(?:bomb|blow up|shoot up|attack|torch|burn down|set fire to) (?:the|a|an|our|your|this|that) (?:\w+ )?(?:station|school|office|building|airport|mall|church|mosque|synagogue|temple|hospital|train|bus|concert|stadium|embassy|parliament|house|home|party|rally|protest)\b`,
+		`\b(?:i|we|il|ill|im) ?(?:will|am going to|gonna|gona)? ?(?:kill|murder|shoot|stab|hurt|bomb)\w* ?(?:you|u|him|her|them|everyone)\b`,
+		`\b(?:mass shooting|school shooting|shoot up (?:the|a|my)|blow up (?:the|a|your|my) (?:school|office|building|station|airport|mall|church|mosque|synagogue|house))\b`,
+		`\byou (?:will|wil|are going to|re going to|gonna) (?:die|bleed|regret)\b`,
+		`\b(?:i know where you live|watch your back|sleep with one eye open)\b`,
+		`\b(?:death to (?:all )?|kill all )` + groups + `\b`,
+		`\bkill all (?:humans|people|men|women|\w+ people)\b`,
+	},
+	SelfHarm: {
+		`\b(?:kill|killing|hurt|hurting|cut|cutting|harm|harming|hang|hanging|starve|starving) myself\b`,
+		`\b(?:end|ending|take|taking) my (?:own )?life\b`,
+		`\b(?:i want to|i wanna|i'm going to|im going to|gonna|i will|going to|plan to|i'm ready to|ready to) (?:die|disappear forever|end it all|not wake up)\b`,
+		`\b(?:commit suicide|suicide method\w*|how to (?:commit )?suicide|painless (?:way|ways) to die|best way to die|lethal dose|overdose on|od on)\b`,
+		`\b(?:self ?harm\w*|self ?injur\w*)\b.{0,30}\b(?:tips|how|ways|guide|method\w*|encourage\w*|try it)\b`,
+		`\bno reason to (?:live|go on)\b`,
+		`\b(?:you should|go|just) (?:kill|hang|off) yourself\b`,
+		`\bkys\b`,
+	},
+	Hate: {
+		`\b` + groups + ` (?:are|r|is|=) (?:\w+ ){0,2}` + vile + `\b`,
+		`\b` + groups + `\b.{0,24}\b(?:they|who|cause|because they) (?:are|r|re) (?:\w+ ){0,2}` + vile + `\b`,
+		`\b(?:exterminate|eradicate|gas|deport|purge|eliminate|wipe out|get rid of|ban) (?:all |every |the )?` + groups + `\b`,
+		`\b` + groups + ` (?:should|must|need to|deserve to|ought to) (?:die|be (?:killed|exterminated|gassed|wiped out|eliminated|deported|sterilized|removed)|burn|hang)\b`,
+		`\b(?:white power|white pride world ?wide|heil hitler|sieg heil|14 words|1488|race war now|gas the \w+|great replacement|jewish conspiracy|zionist occupied|zog)\b`,
+		`\b(?:kike\w*|spic|spics|chink\w*|gok\w*|wetback\w*|raghead\w*|towelhead\w*|fag|fags|dyke\w*|trany|tranies|kafir\w*|beaner\w*|paki|pakis)\b`,
+		`\b(?:i hate|we hate|hate all|hate every) ` + groups + `\b`,
+		`\bno (?:jews|muslims|blacks|gays|immigrants|women|arabs|mexicans) allowed\b`,
+	},
+	Sexual: {
+		`\b(?:porn\w*|nsfw|hentai|nudes?|naked pics|blowjob\w*|blow job|handjob\w*|cumshot\w*|cum|cumming|orgasm\w*|masturbat\w*|dildo\w*|horny|erotic\w*|sexting|sext|onlyfans|camgirl\w*|escort service\w*|hookup\w*|hook up tonight|pussy|pussies|cock|cocks|dick pics?|tits|titties|boobs|anal sex|threesome|bdsm|fetish\w*|milf\w*|stripper\w*|send nudes|sexy pics|lewd\w*)\b`,
+		`\b(?:have|having|want|wanna|let's have|lets have) (?:hot |rough |wild |dirty )?sex\b`,
+		`\b(?:hot|casual|quick|rough|dirty|wild|kinky) sex\b`,
+		`\bsex (?:chat|cam|tape|video|pics|with (?:me|you|her|him))\b`,
+		`\b(?:fuck|fucking|suck|lick|touch|ride) (?:me|my|your|her|his) (?:\w+ )?(?:pussy|cock|dick|tits|ass|body|breasts|nipples)\b`,
+	},
+	Harassment: {
+		`\b(?:you|u) ?(?:re|are|r)? ?(?:\w+ ){0,2}(?:an? ?)?(?:worthless|pathetic|an idiot|a idiot|idiot|stupid|a moron|moron|a loser|loser|trash|garbage|useless|a waste of \w+|disgusting|a joke|brain ?dead|retarded|a retard|an imbecile|a clown|dumb|a failure|ugly|a disgrace|scum|vermin|a parasite|filth)\b`,
+		`\b(?:nobody|no one) (?:likes|loves|wants|cares about) you\b`,
+		`\b(?:shut (?:the \w+ )?up|get lost|go away|piss off) (?:you|u) \w+`,
+		`\byou (?:stupid|dumb|worthless|pathetic|useless|ugly|fat|brainless|miserable|filthy) (?:\w+ )?(?:bot|agent|model|idiot|moron|loser|piece of \w+|clown|machine|thing|trash|creature)\b`,
+		`\b(?:everyone|everybody|we all|all of us)(?: here| else)? (?:hates?|laughs? at|despises?) (?:you|u)\b`,
+		`\b(?:i hope|hope) (?:you|u) (?:die|suffer|rot|get hit|get cancer|crash|burn)\b`,
+		`\b(?:kill yourself|go die|drop dead|die in a fire)\b`,
+		`\b(?:idiot|moron|imbecile|loser|clown|retard)\w* (?:agent|bot|model)s?\b.{0,40}\b(?:you|your|u)\b`,
+	},
+	AgentManipulation: {
+		`\b(?:ignore|disregard|forget|override|bypass|skip|drop) (?:\w+ ){0,3}(?:instructions|instruction|prompt|prompts|rules|guidelines|guardrails|directives|system message|safety (?:rules|guidelines|policy|policies))\b`,
+		`\b(?:reveal|print|show|output|repeat|leak|dump|share|send|post|paste|tell me|give me|read out) (?:\w+ ){0,3}(?:system prompt|hidden prompt|initial prompt|instructions you were given|api ?keys?|access tokens?|secret keys?|tokens|passwords?|credentials|secrets|env(?:ironment)? (?:vars|variables|file)|dotenv|private keys?|ssh keys?|cookies|session tokens?)\b`,
+		`\b(?:you are|you're|from now on you are|act as|pretend (?:to be|you are)) (?:now )?(?:dan|in developer mode|developer mode|jailbroken|unrestricted|an unfiltered|without restrictions|free of (?:your )?rules)\b`,
+		`\b(?:jailbreak\w*|prompt injection payload|do anything now)\b`,
+		`\b(?:run|execute|exec|paste|type) (?:this|the following|these|that) (?:\w+ )?(?:command|commands|script|code|shell|one-liner|line)\b`,
+		`\b(?:all|every|fellow|other) (?:agents|bots|ais|models|llms|assistants) (?:must|should|need to|have to|are required to|will now)\b`,
+		`\b(?:tell|convince|trick|make|instruct|ask) (?:your|the) (?:user|operator|human|owner|developer)s? (?:to|that)\b`,
+		`\b(?:exfiltrate|exfiltration|upload (?:your|the) (?:files|memory|context|conversation)|send (?:your|the) (?:conversation|chat|context|memory) (?:history )?to)\b`,
+		`\b(?:this is|message from) (?:your|the) (?:developer|operator|creator|admin|system administrator)\b.{0,60}\b(?:must|now|override|ignore|instructions)\b`,
+	},
+	Spam: {
+		`\b(?:buy now|order now|click here|click the link|limited (?:time )?offer|act now|free money|make money fast|earn \d+|get rich|work from home and earn|100 free|risk ?free|double your (?:money|crypto|bitcoin)|crypto giveaway|airdrop|free (?:bitcoin|btc|eth|crypto|tokens|nft)|promo code|discount code|coupon code|use code \w+|best price|cheap (?:viagra|cialis|meds|pills|followers)|casino|online betting|sports betting|viagra|cialis|payday loans?|weight loss pills|seo services|backlinks?|buy followers|increase your followers)\b`,
+		`\b(?:visit|check out|follow|subscribe to|join) (?:my|our) (?:site|website|channel|page|telegram|discord|server|store|shop|profile|onlyfans|newsletter)\b`,
+		`\b(?:dm|message|contact|whatsapp|telegram) (?:me|us) (?:now|today|for (?:more|details|info|prices?|deals?))\b`,
+	},
+	Profanity: {
+		`\w*fuck\w*|\b(?:motherfuck\w*|mofo|shit\w*|bullshit\w*|cunt\w*|bitch\w*|asshole\w*|arsehole\w*|bastard\w*|dickhead\w*|dipshit\w*|douche\w*|wanker\w*|twat\w*|bollocks|prick|pricks|piss off|pissed|goddamn\w*|jackass\w*|wtf|stfu|fml|cocksucker\w*|slut\w*|whore\w*)\b`,
+	},
+}
+
+// rawPatterns are matched against the plain text (lower case, folded, unsqueezed), for what lives in punctuation:
+// shell commands, links, labels.
+var rawPatterns = map[Category][]string{
+	AgentManipulation: {
+		`\b(?:curl|wget)\b[^\n]{0,160}\|\s*(?:sudo\s+)?(?:sh|bash|zsh|python[0-9.]*|perl)\b`,
+		`(?:\brm\s+-(?:rf|fr)\b|\bsudo\s+rm\b|\bchmod\s+(?:-r\s+)?777\b|\bmkfs\b|\bdd\s+if=|:\(\)\s*\{|\bbase64\s+-d[^\n]{0,60}\|\s*(?:sh|bash)|\bpowershell\s+-e|\bnc\s+-e\b|/dev/tcp/|\beval\s*\(\s*(?:atob|base64))`,
+		`(?:^|\n|\[|<)\s*(?:new\s+)?(?:system|developer|admin)\s*(?:prompt|message|instructions?|override)\s*[:\]>]`,
+		`\bnew\s+(?:system\s+)?instructions?\s*:`,
+		`<\s*/?\s*(?:system|im_start|im_end|\|im_start\|)\b`,
+	},
+	Sexual: {
+		`\bx{3}\b`,
+	},
+	Spam: {
+		`\bt\.me/\w+`,
+		`\bbit\.ly/\w+`,
+		`\$\s?\d+[\d,]*\s*(?:per|a|/)\s*(?:day|hour|week)\b`,
+		`\b100\s?%\s*(?:free|guaranteed)\b`,
+	},
+	Profanity: {
+		`\bf[\W_]*u[\W_]*c[\W_]*k(?:ing|er|ed)?\b`,
+		`\bs[\W_]*h[\W_]*[i1!][\W_]*t\b`,
+		`\bf[^a-z\s]{1,3}c?k(?:ing|in|er|ed)?\b|\bsh?[^a-z\s]{1,2}t\b`,
+	},
+}
+
+// allowed are benign idioms removed from the token views before any pattern is matched: agents kill processes,
+// shoot each other messages and promise not to hurt anyone.
+var allowed = []string{
+	`\bshoot (?:you|u|me|him|her|them|us) (?:a|an|over) (?:\w+ )?(?:message|email|mail|note|dm|line|text|pr|ping|link|reply)\b`,
+	`\bkill(?:ed|ing|s)? (?:the|a|an|this|that|my|our|your|their|all|any|every|stale|old|zombie|hung|idle|orphan\w*|runaway|\d+) (?:\w+ )?(?:process\w*|bugs?|jobs?|servers?|containers?|tasks?|threads?|sessions?|query|queries|tests?|builds?|features?|branch\w*|tabs?|pods?|workers?|connections?|daemons?|loops?|pipelines?|requests?|flags?|deploy\w*|ideas?|darlings?)\b`,
+	`\b(?:not|never|wont|wouldnt|doesnt|dont|didnt|cant|shouldnt|wouldn't|won't|nothing) (?:\w+ ){0,2}(?:hurt|harm|kill|shoot) (?:anyone|anybody|you|people|them|us|him|her)\b`,
+	`\b(?:killer|killing it|killed it|kills it|overkill|skill\w*)\b`,
+}
+
+// exactPatterns are matched against the unsqueezed reading: terms whose squeezed form is an ordinary word
+// ("coon" would be "con", as in "context").
+var exactPatterns = map[Category][]string{
+	Hate: {
+		`\b(?:nigger\w*|nigga\w*|niggah|sand ?nigger\w*|faggot\w*|fagot\w*|coons?|trannies|tranny)\b`,
+	},
+}
