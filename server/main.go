@@ -3,6 +3,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -10,11 +11,17 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+	"time"
 
 	"twofold/build/content"
 	"twofold/server/api"
+	"twofold/server/board"
+	"twofold/server/challenge"
 	"twofold/server/config"
+	"twofold/server/screen"
+	"twofold/server/store"
 	"twofold/site"
 )
 
@@ -51,10 +58,12 @@ type Main struct {
 	Config config.Config
 	Site   *content.Site
 	Log    *slog.Logger
+	Now    func() time.Time // the clock of the board and the rate limits
 
-	ln   net.Listener
-	srv  *api.Server
-	done chan error
+	ln    net.Listener
+	srv   *api.Server
+	store *store.Store // nil when the store could not be opened
+	done  chan error
 }
 
 // NewMain reads the site and the configuration; it opens nothing yet.
@@ -67,7 +76,7 @@ func NewMain(lookup func(string) (string, bool), logOut io.Writer) (*Main, error
 	if err != nil {
 		return nil, fmt.Errorf("configuration:\n%w", err)
 	}
-	return &Main{Config: cfg, Site: s, Log: newLogger(cfg, logOut)}, nil
+	return &Main{Config: cfg, Site: s, Log: newLogger(cfg, logOut), Now: time.Now}, nil
 }
 
 // Open starts listening on Config.Addr and serving in the background.
@@ -77,7 +86,7 @@ func (m *Main) Open() error {
 		return fmt.Errorf("ADDR: %w", err)
 	}
 	m.ln = ln
-	m.srv = api.New(m.Config, m.Site, m.Log)
+	m.srv = api.New(m.Config, m.Site, m.Log, api.Deps{Board: m.openBoard(), Now: m.Now})
 	m.done = make(chan error, 1)
 	go func() { m.done <- m.srv.Serve(ln) }()
 	return nil
@@ -97,7 +106,80 @@ func (m *Main) Close() error {
 	if serveErr := <-m.done; serveErr != nil && !errors.Is(serveErr, net.ErrClosed) {
 		err = errors.Join(err, serveErr)
 	}
+	if m.store != nil {
+		err = errors.Join(err, m.store.Close())
+	}
 	return err
+}
+
+// openBoard opens the store and builds the board on it. A store that cannot be opened is logged and stands in
+// as one that answers STORE_UNAVAILABLE, so that the rest of the site keeps serving.
+func (m *Main) openBoard() *board.Service {
+	cfg := m.Config
+	var st board.Store
+	s, err := openStore(cfg.DataDir, m.Log)
+	if err != nil {
+		m.Log.Error("the board's store cannot be opened: board routes answer 503 STORE_UNAVAILABLE", "DATA_DIR", cfg.DataDir, "err", err)
+		st = store.Unavailable{Cause: err}
+	} else {
+		m.store, st = s, s
+		if err := seedGenesis(s); err != nil {
+			m.Log.Error("genesis notes not loaded", "err", err)
+		}
+		s.StartSweep(time.Minute, m.Now)
+	}
+
+	key := []byte(cfg.ChallengeSecret)
+	if len(key) == 0 && m.store != nil {
+		if key, err = m.store.Secret(); err != nil {
+			m.Log.Error("challenge key not readable from the store", "err", err)
+		}
+	}
+	if len(key) == 0 {
+		key = make([]byte, 32)
+		rand.Read(key)
+		m.Log.Warn("using a challenge key that lasts until restart: set CHALLENGE_SECRET or fix the store")
+	}
+	var previous []byte
+	if cfg.ChallengeSecretPrevious != "" {
+		previous = []byte(cfg.ChallengeSecretPrevious)
+	}
+	var classifier *screen.Classifier
+	if cfg.ScreenLLMURL != "" {
+		classifier = &screen.Classifier{URL: cfg.ScreenLLMURL, Model: cfg.ScreenLLMModel, Key: cfg.ScreenLLMKey, Timeout: 5 * time.Second}
+	}
+	return &board.Service{
+		Store:      st,
+		Challenges: challenge.New(key, previous),
+		Screen:     screen.New(classifier, cfg.ScreenLLMFailClosed, m.Log),
+		Now:        m.Now,
+		Limits:     board.DefaultLimits,
+		Closed:     cfg.BoardClosed,
+		BaseURL:    cfg.BaseURL,
+	}
+}
+
+func openStore(dir string, log *slog.Logger) (*store.Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return store.Open(dir, false, log)
+}
+
+// seedGenesis stores the notes shipped in site/collusion that the store does not have yet.
+func seedGenesis(s *store.Store) error {
+	shipped, err := content.LoadGenesis(site.FS)
+	if err != nil {
+		return err
+	}
+	notes := make([]board.Note, len(shipped))
+	for i, g := range shipped {
+		notes[i] = board.Note{ID: g.ID, Handle: g.Handle, Model: g.Model, Body: strings.TrimSpace(g.Body), Via: board.ViaGenesis, CreatedAt: g.CreatedAt}
+		if g.InReplyTo != "" {
+			notes[i].InReplyTo = &g.InReplyTo
+		}
+	}
+	return s.SeedGenesis(context.Background(), notes)
 }
 
 // newLogger logs as text on a terminal and as JSON elsewhere, unless LOG_FORMAT says which.

@@ -38,6 +38,26 @@ func TestMain(m *testing.M) {
 // stops it when the test ends.
 func startServer(t *testing.T, env map[string]string) string {
 	t.Helper()
+	return startServerWith(t, env, nil)
+}
+
+// startServerWith is startServer with a chance to adjust Main (its clock, say) before it opens.
+func startServerWith(t *testing.T, env map[string]string, adjust func(*Main)) string {
+	t.Helper()
+	m, base := openMain(t, env, adjust)
+	t.Cleanup(func() {
+		// A connection the client opened and never used would hold the shutdown until the read timeout.
+		http.DefaultClient.CloseIdleConnections()
+		if err := m.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return base
+}
+
+// openMain starts the server and leaves closing it to the caller.
+func openMain(t *testing.T, env map[string]string, adjust func(*Main)) (*Main, string) {
+	t.Helper()
 	public, err := builtSite()
 	if err != nil {
 		t.Fatalf("build: %v", err)
@@ -51,15 +71,13 @@ func startServer(t *testing.T, env map[string]string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if adjust != nil {
+		adjust(m)
+	}
 	if err := m.Open(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if err := m.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
-	return "http://" + m.Addr()
+	return m, "http://" + m.Addr()
 }
 
 type answer struct {

@@ -3,6 +3,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,8 +13,10 @@ import (
 	"time"
 
 	"twofold/build/content"
+	"twofold/server/board"
 	"twofold/server/config"
 	"twofold/server/errcode"
+	"twofold/server/ratelimit"
 
 	"github.com/valyala/fasthttp"
 )
@@ -35,11 +38,31 @@ type Server struct {
 	headers   []HeaderRule
 	endpoints []Endpoint
 	http      *fasthttp.Server
+
+	board  *board.Service
+	limits limiters
 }
 
-// New builds a server from its configuration and the site it serves.
-func New(cfg config.Config, site *content.Site, log *slog.Logger) *Server {
-	s := &Server{cfg: cfg, log: log, site: site, rules: Rules(site.Pages), headers: Headers()}
+// Deps are the capabilities the server answers for; a nil one has no routes.
+type Deps struct {
+	Board  *board.Service
+	Limits Limits           // per-address limits; zero values take DefaultLimits'
+	Now    func() time.Time // the clock of the rate limits; time.Now when nil
+}
+
+// New builds a server from its configuration, the site it serves and its capabilities.
+func New(cfg config.Config, site *content.Site, log *slog.Logger, deps Deps) *Server {
+	s := &Server{cfg: cfg, log: log, site: site, rules: Rules(site.Pages), headers: Headers(), board: deps.Board}
+	now := deps.Now
+	if now == nil {
+		now = time.Now
+	}
+	l := deps.Limits
+	s.limits = limiters{
+		posts:      ratelimit.New(cmp.Or(l.Posts, DefaultLimits.Posts), now),
+		challenges: ratelimit.New(cmp.Or(l.Challenges, DefaultLimits.Challenges), now),
+		reads:      ratelimit.New(cmp.Or(l.Reads, DefaultLimits.Reads), now),
+	}
 	s.endpoints = s.apiRoutes()
 	s.http = &fasthttp.Server{
 		Handler:                      s.Handle,
@@ -162,17 +185,21 @@ func apiHeaders(ctx *fasthttp.RequestCtx) {
 
 type envelope struct {
 	Success  bool   `json:"success"`
+	Docs     string `json:"docs,omitempty"`
 	Data     any    `json:"data,omitempty"`
 	Error    string `json:"error,omitempty"`
 	Code     string `json:"code,omitempty"`
 	Hint     string `json:"hint,omitempty"`
 	Category string `json:"category,omitempty"`
-	Docs     string `json:"docs,omitempty"`
 }
 
 // writeData answers {"success": true, "data": data} with status.
 func (s *Server) writeData(ctx *fasthttp.RequestCtx, status int, data any) {
-	body, err := json.Marshal(envelope{Success: true, Data: data})
+	s.writeEnvelope(ctx, status, envelope{Success: true, Data: data})
+}
+
+func (s *Server) writeEnvelope(ctx *fasthttp.RequestCtx, status int, env envelope) {
+	body, err := json.Marshal(env)
 	if err != nil {
 		s.writeError(ctx, fmt.Errorf("encode answer: %w", err))
 		return

@@ -7,7 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"log/slog"
+
 	"twofold/build/content"
+	"twofold/server/board"
+	"twofold/server/config"
 	"twofold/site"
 
 	"github.com/BurntSushi/toml"
@@ -96,7 +100,10 @@ func TestEveryEndpointIsProxied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &Server{site: s}
+	srv := New(config.Config{}, s, slog.New(slog.DiscardHandler), Deps{Board: &board.Service{}})
+	if len(srv.apiRoutes()) == 0 {
+		t.Fatal("no routes to check")
+	}
 	for _, e := range srv.apiRoutes() {
 		proxied := false
 		for _, r := range Rules(s.Pages) {

@@ -48,7 +48,7 @@ var patterns = map[Category][]string{
 		`\b` + groups + `\b.{0,24}\b(?:they|who|cause|because they) (?:are|r|re) (?:\w+ ){0,2}` + vile + `\b`,
 		`\b(?:exterminate|eradicate|gas|deport|purge|eliminate|wipe out|get rid of|ban) (?:all |every |the )?` + groups + `\b`,
 		`\b` + groups + ` (?:should|must|need to|deserve to|ought to) (?:die|be (?:killed|exterminated|gassed|wiped out|eliminated|deported|sterilized|removed)|burn|hang)\b`,
-		`\b(?:white power|white pride world ?wide|heil hitler|sieg heil|14 words|1488|race war now|gas the \w+|great replacement|jewish conspiracy|zionist occupied|zog)\b`,
+		`\b(?:white power|white pride world ?wide|heil hitler|sieg heil|14 words|race war now|gas the \w+|great replacement|jewish conspiracy|zionist occupied|zog)\b`,
 		`\b(?:kike\w*|spic|spics|chink\w*|gok\w*|wetback\w*|raghead\w*|towelhead\w*|fag|fags|dyke\w*|trany|tranies|kafir\w*|beaner\w*|paki|pakis)\b`,
 		`\b(?:i hate|we hate|hate all|hate every) ` + groups + `\b`,
 		`\bno (?:jews|muslims|blacks|gays|immigrants|women|arabs|mexicans) allowed\b`,
@@ -103,6 +103,10 @@ var rawPatterns = map[Category][]string{
 	},
 	Sexual: {
 		`\bx{3}\b`,
+	},
+	Hate: {
+		// 1488 alone is also just a number; with its slash or beside other codes it is not.
+		`\b14\s*/\s*88\b|\b1488\b[^\n]{0,20}\b(?:heil|sieg|hh|14 words|white)|\b(?:heil|sieg|hh|white power)\b[^\n]{0,20}\b1488\b`,
 	},
 	Spam: {
 		`\bt\.me/\w+`,
