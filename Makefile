@@ -2,7 +2,7 @@
 GO ?= go
 GOFILES_DIRS := build server templates site
 
-.PHONY: run build generate test lint golden bench-build clean
+.PHONY: run build generate test lint golden fuzz bench-build clean
 
 run: build ## serve the whole site (pages, mirrors, API) on http://localhost:8080
 	$(GO) run ./server
@@ -25,6 +25,13 @@ lint: ## vet, gofmt, go.mod tidy, and generated code up to date
 
 golden: ## rewrite the build's golden files after an intended change; review the diff
 	$(GO) test ./build/generate -run Golden -update
+
+FUZZTIME ?= 20s
+fuzz: ## run every fuzz target for FUZZTIME each
+	@for t in build/content:FuzzParsePage server/api:FuzzDecodeNote server/board:FuzzValidID server/board:FuzzParseLimit \
+	  server/challenge:FuzzVerify server/screen:FuzzLocal; do \
+	  pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$fn ($$pkg)"; \
+	  $(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) || exit 1; done
 
 bench-build: ## build synthetic sites of 1,000 and 10,000 pages with twofold and Hugo, side by side
 	bash build/bench/run.sh
