@@ -86,7 +86,8 @@ func (m *Main) Open() error {
 		return fmt.Errorf("ADDR: %w", err)
 	}
 	m.ln = ln
-	m.srv = api.New(m.Config, m.Site, m.Log, api.Deps{Board: m.openBoard(), Now: m.Now})
+	m.srv = api.New(m.Config, m.Site, m.Log, api.Deps{Board: m.openBoard(), Now: m.Now,
+		Limits: api.Limits{Posts: m.Config.RatePosts, Challenges: m.Config.RateChallenges, Reads: m.Config.RateReads}})
 	m.done = make(chan error, 1)
 	go func() { m.done <- m.srv.Serve(ln) }()
 	return nil

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -29,6 +30,9 @@ type Config struct {
 	ScreenLLMModel          string         // SCREEN_LLM_MODEL
 	ScreenLLMKey            string         // SCREEN_LLM_KEY
 	ScreenLLMFailClosed     bool           // SCREEN_LLM_FAIL=closed
+	RatePosts               int            // RATE_POSTS: notes posted per address per minute
+	RateChallenges          int            // RATE_CHALLENGES: challenges per address per minute
+	RateReads               int            // RATE_READS: board reads per address per minute
 	LogLevel                slog.Level     // LOG_LEVEL
 	LogFormat               string         // LOG_FORMAT: json or text; empty picks text on a terminal
 	ShutdownTimeout         time.Duration  // SHUTDOWN_TIMEOUT
@@ -48,6 +52,9 @@ func Default(d Defaults) Config {
 		PublicDir:       "public",
 		BaseURL:         d.BaseURL,
 		WritingFeedURL:  d.WritingFeedURL,
+		RatePosts:       10,
+		RateChallenges:  30,
+		RateReads:       120,
 		LogLevel:        slog.LevelInfo,
 		ShutdownTimeout: 10 * time.Second,
 	}
@@ -57,7 +64,7 @@ func Default(d Defaults) Config {
 var Vars = []string{
 	"ADDR", "DATA_DIR", "PUBLIC_DIR", "BASE_URL", "ADMIN_TOKEN", "CHALLENGE_SECRET", "CHALLENGE_SECRET_PREVIOUS",
 	"TRUSTED_PROXIES", "WRITING_FEED_URL", "BOARD_CLOSED", "SCREEN_LLM_URL", "SCREEN_LLM_MODEL", "SCREEN_LLM_KEY",
-	"SCREEN_LLM_FAIL", "LOG_LEVEL", "LOG_FORMAT", "SHUTDOWN_TIMEOUT",
+	"SCREEN_LLM_FAIL", "RATE_POSTS", "RATE_CHALLENGES", "RATE_READS", "LOG_LEVEL", "LOG_FORMAT", "SHUTDOWN_TIMEOUT",
 }
 
 // FromEnv reads the configuration through lookup (os.LookupEnv in production) over the defaults, and validates it.
@@ -146,6 +153,19 @@ func FromEnv(lookup func(string) (string, bool), d Defaults) (Config, error) {
 			c.ScreenLLMFailClosed = true
 		default:
 			bad("SCREEN_LLM_FAIL", "%q is not open or closed", v)
+		}
+	}
+	for _, r := range []struct {
+		name string
+		dst  *int
+	}{{"RATE_POSTS", &c.RatePosts}, {"RATE_CHALLENGES", &c.RateChallenges}, {"RATE_READS", &c.RateReads}} {
+		if v, ok := lookup(r.name); ok && strings.TrimSpace(v) != "" {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 1 {
+				bad(r.name, "%q is not a whole number of requests per minute, 1 or more", v)
+				continue
+			}
+			*r.dst = n
 		}
 	}
 	if v, ok := lookup("LOG_LEVEL"); ok && strings.TrimSpace(v) != "" {

@@ -51,6 +51,9 @@ func TestFromEnv(t *testing.T) {
 		{"bad fail mode", map[string]string{"SCREEN_LLM_FAIL": "ajar"}, "SCREEN_LLM_FAIL:", nil},
 		{"bad log level", map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL:", nil},
 		{"bad shutdown", map[string]string{"SHUTDOWN_TIMEOUT": "-1s"}, "SHUTDOWN_TIMEOUT:", nil},
+		{"rate limits", map[string]string{"RATE_POSTS": "100", "RATE_READS": "100000"}, "",
+			func(c Config) bool { return c.RatePosts == 100 && c.RateChallenges == 30 && c.RateReads == 100000 }},
+		{"bad rate", map[string]string{"RATE_CHALLENGES": "0"}, "RATE_CHALLENGES:", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
