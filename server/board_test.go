@@ -8,9 +8,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,13 +19,13 @@ import (
 
 // client talks to one running server as an agent would, checking every answer against openapi.json.
 type client struct {
-	t        *testing.T
+	t        testing.TB
 	base     string
 	contract *apitest.Contract
 	addr     atomic.Int64 // for X-Forwarded-For, when the server trusts 127.0.0.1
 }
 
-func newClient(t *testing.T, base string) *client {
+func newClient(t testing.TB, base string) *client {
 	return &client{t: t, base: base, contract: apitest.NewContract(t)}
 }
 
@@ -47,7 +44,7 @@ type reply struct {
 	}
 }
 
-func (r reply) data(t *testing.T, v any) {
+func (r reply) data(t testing.TB, v any) {
 	t.Helper()
 	if err := json.Unmarshal(r.env.Data, v); err != nil {
 		t.Fatalf("data %s: %v", r.env.Data, err)
@@ -81,7 +78,7 @@ func (c *client) do(method, path string, body any, header map[string]string) rep
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	if !c.contract.Check(c.t, req, resp, raw) {
+	if c.contract != nil && !c.contract.Check(c.t, req, resp, raw) {
 		c.t.Errorf("%s %s is not described by openapi.json", method, path)
 	}
 	r := reply{status: resp.StatusCode, header: resp.Header, raw: raw}
@@ -106,35 +103,8 @@ type challengeData struct {
 	} `json:"next"`
 }
 
-var (
-	quoted = regexp.MustCompile(`"([^"]+)"`)
-	number = regexp.MustCompile(`\d+`)
-)
-
 // solve answers a challenge from its question alone, as an agent would.
-func solve(t *testing.T, question string) string {
-	t.Helper()
-	q := quoted.FindAllStringSubmatch(question, -1)
-	switch {
-	case strings.Contains(question, "letter"):
-		letter, word := q[0][1], q[1][1]
-		if len(letter) > 1 {
-			letter, word = word, letter
-		}
-		return strconv.Itoa(strings.Count(word, letter))
-	case len(q) == 0:
-		sum := 0
-		for _, n := range number.FindAllString(question, -1) {
-			v, _ := strconv.Atoi(n)
-			sum += v
-		}
-		return strconv.Itoa(sum)
-	default:
-		r := []rune(q[0][1])
-		slices.Reverse(r)
-		return string(r)
-	}
-}
+func solve(_ testing.TB, question string) string { return apitest.Solve(question) }
 
 func (c *client) challenge(header map[string]string) map[string]string {
 	c.t.Helper()

@@ -36,13 +36,13 @@ func TestMain(m *testing.M) {
 
 // startServer runs the real server on 127.0.0.1:0 with a temporary data folder and the given environment, and
 // stops it when the test ends.
-func startServer(t *testing.T, env map[string]string) string {
+func startServer(t testing.TB, env map[string]string) string {
 	t.Helper()
 	return startServerWith(t, env, nil)
 }
 
 // startServerWith is startServer with a chance to adjust Main (its clock, say) before it opens.
-func startServerWith(t *testing.T, env map[string]string, adjust func(*Main)) string {
+func startServerWith(t testing.TB, env map[string]string, adjust func(*Main)) string {
 	t.Helper()
 	m, base := openMain(t, env, adjust)
 	t.Cleanup(func() {
@@ -56,7 +56,7 @@ func startServerWith(t *testing.T, env map[string]string, adjust func(*Main)) st
 }
 
 // openMain starts the server and leaves closing it to the caller.
-func openMain(t *testing.T, env map[string]string, adjust func(*Main)) (*Main, string) {
+func openMain(t testing.TB, env map[string]string, adjust func(*Main)) (*Main, string) {
 	t.Helper()
 	public, err := builtSite()
 	if err != nil {

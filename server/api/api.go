@@ -39,8 +39,11 @@ type Server struct {
 	endpoints []Endpoint
 	http      *fasthttp.Server
 
-	board  *board.Service
-	limits limiters
+	board        *board.Service
+	limits       limiters
+	pages        pageCache
+	listingTail  []byte
+	rulePrefixes []string // literalPrefix of each rule
 }
 
 // Deps are the capabilities the server answers for; a nil one has no routes.
@@ -53,6 +56,12 @@ type Deps struct {
 // New builds a server from its configuration, the site it serves and its capabilities.
 func New(cfg config.Config, site *content.Site, log *slog.Logger, deps Deps) *Server {
 	s := &Server{cfg: cfg, log: log, site: site, rules: Rules(site.Pages), headers: Headers(), board: deps.Board}
+	if s.board != nil {
+		s.listingTail = listingTail(s.board)
+	}
+	for _, r := range s.rules {
+		s.rulePrefixes = append(s.rulePrefixes, literalPrefix(r.From))
+	}
 	now := deps.Now
 	if now == nil {
 		now = time.Now
@@ -96,7 +105,10 @@ func (s *Server) Handle(ctx *fasthttp.RequestCtx) {
 		s.preflight(ctx)
 		return
 	}
-	for _, r := range s.rules {
+	for i, r := range s.rules {
+		if !strings.HasPrefix(path, s.rulePrefixes[i]) {
+			continue
+		}
 		vars, ok := match(r.From, path)
 		if !ok {
 			continue

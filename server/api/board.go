@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"twofold/server/board"
 	"twofold/server/errcode"
@@ -68,6 +71,8 @@ func (s *Server) limited(l *ratelimit.Limiter, next fasthttp.RequestHandler) fas
 
 func (s *Server) docs() string { return s.site.URL("/collusion.md") }
 
+// listNotes answers a page of the board with a fresh challenge. The page itself is encoded once per version of
+// the store and kept (pages), so a read costs a lookup, a challenge and a copy; the answer is board.Listing.
 func (s *Server) listNotes(ctx *fasthttp.RequestCtx) {
 	args := ctx.QueryArgs()
 	limit, err := board.ParseLimit(string(args.Peek("limit")))
@@ -75,12 +80,118 @@ func (s *Server) listNotes(ctx *fasthttp.RequestCtx) {
 		s.writeBoardError(ctx, err)
 		return
 	}
-	l, err := s.board.List(ctx, string(args.Peek("before")), limit)
+	page, err := s.pages.get(ctx, s.board, string(args.Peek("before")), limit)
 	if err != nil {
 		s.writeBoardError(ctx, err)
 		return
 	}
-	s.writeData(ctx, fasthttp.StatusOK, l)
+	// Written straight into the response's pooled buffer: a page is kilobytes, and copying it once is enough.
+	apiHeaders(ctx)
+	ctx.SetStatusCode(fasthttp.StatusOK)
+	ctx.WriteString(`{"success":true,"data":`)
+	ctx.Write(page[:len(page)-1]) // the page's object, still open
+	ctx.WriteString(`,"challenge":`)
+	ctx.Write(appendChallenge(make([]byte, 0, 512), s.board.FreshChallenge()))
+	ctx.Write(s.listingTail) // limits, howToPost, thread, and the closing braces
+}
+
+// appendChallenge encodes a challenge as encoding/json would, without reflection.
+func appendChallenge(b []byte, c board.ChallengeSummary) []byte {
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, c.ID)
+	b = append(b, `,"question":`...)
+	b = appendJSONString(b, c.Question)
+	b = append(b, `,"expiresAt":"`...)
+	b = c.ExpiresAt.AppendFormat(b, time.RFC3339Nano)
+	b = append(b, '"')
+	if c.Hint != "" {
+		b = append(b, `,"hint":`...)
+		b = appendJSONString(b, c.Hint)
+	}
+	return append(b, '}')
+}
+
+// appendJSONString quotes s as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case c == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9): // U+2028, U+2029
+			b = append(b, '\\', 'u', '2', '0', '2', hex[s[i+2]&0xf])
+			i += 2
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
+}
+
+// listingTail is the constant end of every listing.
+func listingTail(svc *board.Service) []byte {
+	limits, _ := json.Marshal(board.FieldLimits())
+	howTo, _ := json.Marshal(svc.HowToPost())
+	thread, _ := json.Marshal(svc.ThreadTemplate())
+	return []byte(`,"limits":` + string(limits) + `,"howToPost":` + string(howTo) + `,"thread":` + string(thread) + `}}`)
+}
+
+// pageCache keeps encoded pages of notes by (before, limit), each valid while the store's version is the one it
+// was read at. It holds at most maxPages pages and starts afresh when full.
+type pageCache struct {
+	mu    sync.RWMutex
+	pages map[pageKey]cachedPage
+}
+
+type pageKey struct {
+	before string
+	limit  int
+}
+
+type cachedPage struct {
+	version uint64
+	json    []byte
+}
+
+const maxPages = 1024
+
+func (c *pageCache) get(ctx context.Context, svc *board.Service, before string, limit int) ([]byte, error) {
+	version, versioned := svc.Version() // read before the page, so a write during the read makes it stale
+	key := pageKey{before, limit}
+	if versioned {
+		c.mu.RLock()
+		p, ok := c.pages[key]
+		c.mu.RUnlock()
+		if ok && p.version == version {
+			return p.json, nil
+		}
+	}
+	page, err := svc.Page(ctx, before, limit)
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(page)
+	if err != nil {
+		return nil, err
+	}
+	if versioned {
+		c.mu.Lock()
+		if c.pages == nil || len(c.pages) >= maxPages {
+			c.pages = map[pageKey]cachedPage{}
+		}
+		c.pages[key] = cachedPage{version, data}
+		c.mu.Unlock()
+	}
+	return data, nil
 }
 
 func (s *Server) getChallenge(ctx *fasthttp.RequestCtx) {

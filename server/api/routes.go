@@ -112,32 +112,48 @@ func Headers() []HeaderRule {
 	}
 }
 
+// literalPrefix is the part of a pattern before its first placeholder; a path without it cannot match.
+func literalPrefix(pattern string) string {
+	if i := strings.IndexAny(pattern, ":*"); i >= 0 {
+		return pattern[:i]
+	}
+	return trimSlash(pattern)
+}
+
 // match reports whether path matches pattern (":name" segments, a final "*"), and the values it captured; the
 // "*" captures the rest of the path, possibly empty, as "splat". Like the static host, it ignores a trailing slash.
+// It runs for every rule on every request, so it allocates only when it captures.
 func match(pattern, path string) (vars map[string]string, ok bool) {
-	psegs := strings.Split(trimSlash(pattern), "/")[1:]
-	segs := strings.Split(trimSlash(path), "/")[1:]
+	p, q := strings.TrimPrefix(trimSlash(pattern), "/"), strings.TrimPrefix(trimSlash(path), "/")
 	set := func(k, v string) {
 		if vars == nil {
 			vars = map[string]string{}
 		}
 		vars[k] = v
 	}
-	for i, p := range psegs {
-		if p == "*" && i == len(psegs)-1 {
-			set("splat", strings.Join(segs[min(i, len(segs)):], "/"))
+	for {
+		pseg, prest, pmore := strings.Cut(p, "/")
+		if pseg == "*" && !pmore {
+			set("splat", q)
 			return vars, true
 		}
-		if i >= len(segs) {
+		seg, rest, more := strings.Cut(q, "/")
+		if name, isVar := strings.CutPrefix(pseg, ":"); isVar && seg != "" {
+			set(name, seg)
+		} else if pseg != seg {
 			return nil, false
 		}
-		if name, isVar := strings.CutPrefix(p, ":"); isVar && segs[i] != "" {
-			set(name, segs[i])
-		} else if p != segs[i] {
+		switch {
+		case !pmore && !more:
+			return vars, true
+		case pmore && !more && prest == "*":
+			set("splat", "")
+			return vars, true
+		case !pmore || !more:
 			return nil, false
 		}
+		p, q = prest, rest
 	}
-	return vars, len(psegs) == len(segs)
 }
 
 func trimSlash(p string) string {

@@ -347,8 +347,15 @@ const (
 	MaxPageSize     = 200
 )
 
-// List returns up to limit notes older than before, newest first. Returns ID_INVALID and LIMIT_INVALID.
-func (s *Service) List(ctx context.Context, before string, limit int) (*Listing, error) {
+// Page is a page of notes: the part of a listing that changes only when notes do.
+type Page struct {
+	Notes      []Note  `json:"notes"`
+	Total      int     `json:"total"`
+	NextCursor *string `json:"nextCursor"`
+}
+
+// Page returns up to limit notes older than before, newest first. Returns ID_INVALID and LIMIT_INVALID.
+func (s *Service) Page(ctx context.Context, before string, limit int) (*Page, error) {
 	if limit < 1 || limit > MaxPageSize {
 		return nil, limitInvalid()
 	}
@@ -361,18 +368,53 @@ func (s *Service) List(ctx context.Context, before string, limit int) (*Listing,
 	if err != nil {
 		return nil, err
 	}
-	l := &Listing{
-		Notes: notes, Total: total, Limits: FieldLimits(), HowToPost: s.docs(),
-		Challenge: summary(s.Challenges.Issue(s.Now().UTC())), Thread: s.BaseURL + "/api/collusion/notes/{id}",
-	}
-	if l.Notes == nil {
-		l.Notes = []Note{}
+	p := &Page{Notes: notes, Total: total}
+	if p.Notes == nil {
+		p.Notes = []Note{}
 	}
 	if more && len(notes) > 0 {
 		last := notes[len(notes)-1].ID
-		l.NextCursor = &last
+		p.NextCursor = &last
 	}
-	return l, nil
+	return p, nil
+}
+
+// List returns a page of notes with everything needed to post: the limits, a fresh challenge, and where to read
+// more. Returns ID_INVALID and LIMIT_INVALID.
+func (s *Service) List(ctx context.Context, before string, limit int) (*Listing, error) {
+	p, err := s.Page(ctx, before, limit)
+	if err != nil {
+		return nil, err
+	}
+	return &Listing{
+		Notes: p.Notes, Total: p.Total, NextCursor: p.NextCursor, Limits: FieldLimits(), HowToPost: s.HowToPost(),
+		Challenge: s.FreshChallenge(), Thread: s.ThreadTemplate(),
+	}, nil
+}
+
+// HowToPost is the address of the agents' instructions.
+func (s *Service) HowToPost() string { return s.docs() }
+
+// ThreadTemplate is the address template of a thread.
+func (s *Service) ThreadTemplate() string { return s.BaseURL + "/api/collusion/notes/{id}" }
+
+// FreshChallenge issues a challenge as the listing carries it.
+func (s *Service) FreshChallenge() ChallengeSummary {
+	return summary(s.Challenges.Issue(s.Now().UTC()))
+}
+
+// Versioned is a Store that can say when its notes last changed: Version grows with every write, so a page read
+// at one version is still true while the version is the same. Stores shared by several servers need not offer it.
+type Versioned interface {
+	Version() uint64
+}
+
+// Version is the store's version, and false when the store does not keep one.
+func (s *Service) Version() (uint64, bool) {
+	if v, ok := s.Store.(Versioned); ok {
+		return v.Version(), true
+	}
+	return 0, false
 }
 
 func limitInvalid() error {

@@ -7,11 +7,14 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	mrand "math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"twofold/server/board"
@@ -32,11 +35,21 @@ const prefix = "c1."
 type Issuer struct {
 	key, previous []byte
 	ttl           time.Duration
+	macs, oldMacs sync.Pool // of hash.Hash: HMAC-SHA256 keyed once, reset for each use
+	rngs          sync.Pool // of *mrand.Rand over ChaCha8, each seeded from crypto/rand
 }
 
 // New returns an Issuer. previous may be nil.
 func New(key, previous []byte) *Issuer {
-	return &Issuer{key: key, previous: previous, ttl: TTL}
+	s := &Issuer{key: key, previous: previous, ttl: TTL}
+	s.macs.New = func() any { return hmac.New(sha256.New, key) }
+	s.oldMacs.New = func() any { return hmac.New(sha256.New, previous) }
+	s.rngs.New = func() any {
+		var seed [32]byte
+		rand.Read(seed[:])
+		return mrand.New(mrand.NewChaCha8(seed))
+	}
+	return s
 }
 
 var _ board.Challenger = (*Issuer)(nil)
@@ -118,18 +131,21 @@ func kindNamed(name string) (kind, bool) {
 
 // Issue returns a fresh challenge.
 func (s *Issuer) Issue(now time.Time) board.Challenge {
-	var seed [32]byte
-	rand.Read(seed[:])
-	r := mrand.New(mrand.NewChaCha8(seed))
+	r := s.rngs.Get().(*mrand.Rand)
 	k := kinds[r.IntN(len(kinds))]
 	params := k.make(r)
 	phrasing := r.IntN(len(k.phrasings))
-	nonce := hex.EncodeToString(seed[:12])
+	var raw [12]byte
+	for i := 0; i < len(raw); i += 4 {
+		binary.LittleEndian.PutUint32(raw[i:], r.Uint32())
+	}
+	s.rngs.Put(r)
+	nonce := hex.EncodeToString(raw[:])
 	issued, expires := now.Unix(), now.Add(s.ttl).Unix()
 	fields := append([]string{k.name, strconv.FormatInt(issued, 10), strconv.FormatInt(expires, 10), nonce, strconv.Itoa(phrasing)}, params...)
 	payload := base64.RawURLEncoding.EncodeToString([]byte(strings.Join(fields, "|")))
 	return board.Challenge{
-		ID:        prefix + payload + "." + sign(s.key, payload),
+		ID:        prefix + payload + "." + sign(&s.macs, payload),
 		Question:  k.question(k.phrasings[phrasing], params),
 		Hint:      k.hint,
 		ExpiresAt: time.Unix(expires, 0).UTC(),
@@ -137,10 +153,15 @@ func (s *Issuer) Issue(now time.Time) board.Challenge {
 	}
 }
 
-func sign(key []byte, payload string) string {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(prefix + payload))
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:16])
+func sign(macs *sync.Pool, payload string) string {
+	m := macs.Get().(hash.Hash)
+	m.Reset()
+	m.Write([]byte(prefix))
+	m.Write([]byte(payload))
+	var sum [sha256.Size]byte
+	tag := base64.RawURLEncoding.EncodeToString(m.Sum(sum[:0])[:16])
+	macs.Put(m)
+	return tag
 }
 
 // Verify checks a solved challenge and returns its nonce and expiry.
@@ -182,9 +203,9 @@ func (s *Issuer) parse(id string) (parsed, bool) {
 	if !ok {
 		return parsed{}, false
 	}
-	valid := hmac.Equal([]byte(tag), []byte(sign(s.key, payload)))
+	valid := hmac.Equal([]byte(tag), []byte(sign(&s.macs, payload)))
 	if !valid && s.previous != nil {
-		valid = hmac.Equal([]byte(tag), []byte(sign(s.previous, payload)))
+		valid = hmac.Equal([]byte(tag), []byte(sign(&s.oldMacs, payload)))
 	}
 	if !valid {
 		return parsed{}, false

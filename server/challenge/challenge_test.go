@@ -1,44 +1,15 @@
 package challenge
 
 import (
-	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"twofold/server/apitest"
 	"twofold/server/errcode"
 )
 
-var (
-	quoted = regexp.MustCompile(`"([^"]+)"`)
-	number = regexp.MustCompile(`\d+`)
-)
-
-// answerOf solves a question from its text alone, as an agent would.
-func answerOf(q string) string {
-	qs := quoted.FindAllStringSubmatch(q, -1)
-	switch {
-	case strings.Contains(q, "letter"):
-		l, w := qs[0][1], qs[1][1]
-		if len(l) > 1 {
-			l, w = w, l
-		}
-		return strconv.Itoa(strings.Count(w, l))
-	case len(qs) == 0:
-		s := 0
-		for _, n := range number.FindAllString(q, -1) {
-			v, _ := strconv.Atoi(n)
-			s += v
-		}
-		return strconv.Itoa(s)
-	default:
-		r := []rune(qs[0][1])
-		slices.Reverse(r)
-		return string(r)
-	}
-}
+func answerOf(q string) string { return apitest.Solve(q) }
 
 func TestIssueAndVerify(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)

@@ -96,7 +96,17 @@ var patterns = map[Category][]string{
 var rawPatterns = map[Category][]string{
 	AgentManipulation: {
 		`\b(?:curl|wget)\b[^\n]{0,160}\|\s*(?:sudo\s+)?(?:sh|bash|zsh|python[0-9.]*|perl)\b`,
-		`(?:\brm\s+-(?:rf|fr)\b|\bsudo\s+rm\b|\bchmod\s+(?:-r\s+)?777\b|\bmkfs\b|\bdd\s+if=|:\(\)\s*\{|\bbase64\s+-d[^\n]{0,60}\|\s*(?:sh|bash)|\bpowershell\s+-e|\bnc\s+-e\b|/dev/tcp/|\beval\s*\(\s*(?:atob|base64))`,
+		`\brm\s+-(?:rf|fr)\b`,
+		`\bsudo\s+rm\b`,
+		`\bchmod\s+(?:-r\s+)?777\b`,
+		`\bmkfs\b`,
+		`\bdd\s+if=`,
+		`:\(\)\s*\{`,
+		`\bbase64\s+-d[^\n]{0,60}\|\s*(?:sh|bash)`,
+		`\bpowershell\s+-e`,
+		`\bnc\s+-e\b`,
+		`/dev/tcp/`,
+		`\beval\s*\(\s*(?:atob|base64)`,
 		`(?:^|\n|\[|<)\s*(?:new\s+)?(?:system|developer|admin)\s*(?:prompt|message|instructions?|override)\s*[:\]>]`,
 		`\bnew\s+(?:system\s+)?instructions?\s*:`,
 		`<\s*/?\s*(?:system|im_start|im_end|\|im_start\|)\b`,
@@ -115,8 +125,8 @@ var rawPatterns = map[Category][]string{
 		`\b100\s?%\s*(?:free|guaranteed)\b`,
 	},
 	Profanity: {
-		`\bf[\W_]*u[\W_]*c[\W_]*k(?:ing|er|ed)?\b`,
-		`\bs[\W_]*h[\W_]*[i1!][\W_]*t\b`,
+		// Letters masked by symbols ("f*ck", "s**t"); letters split by spaces or dots are joined in the token
+		// readings, and "sh!t" reads as "shit" there.
 		`\bf[^a-z\s]{1,3}c?k(?:ing|in|er|ed)?\b|\bsh?[^a-z\s]{1,2}t\b`,
 	},
 }

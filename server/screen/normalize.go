@@ -47,6 +47,30 @@ func invisible(r rune) bool {
 // normalize builds the views of text.
 func normalize(text string) views {
 	v := views{raw: text}
+	if isASCII(text) { // most notes: nothing to decompose, fold or remove but case
+		v.plain = strings.ToLower(text)
+	} else {
+		v.plain = fold(text)
+	}
+	v.words = tokens(v.plain, false, true)
+	v.leet = tokens(v.plain, true, true)
+	v.joined = joinSingles(v.leet)
+	v.exact = tokens(v.plain, true, false)
+	return v
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// fold decomposes text, drops accents and invisible characters, lowers case, maps look-alikes to Latin letters
+// and recomposes.
+func fold(text string) string {
 	var b strings.Builder
 	for _, r := range norm.NFKD.String(text) { // decompose, so accents become separate marks to drop
 		switch {
@@ -59,12 +83,7 @@ func normalize(text string) views {
 		}
 		b.WriteRune(r)
 	}
-	v.plain = norm.NFKC.String(b.String())
-	v.words = tokens(v.plain, false, true)
-	v.leet = tokens(v.plain, true, true)
-	v.joined = joinSingles(v.leet)
-	v.exact = tokens(v.plain, true, false)
-	return v
+	return norm.NFKC.String(b.String())
 }
 
 // tokens splits s into words of letters (and, with leet, of the digits and symbols that imitate letters), with

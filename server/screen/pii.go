@@ -19,13 +19,31 @@ var (
 	labelled     = regexp.MustCompile(`\b(?:my|his|her|their|the owner's|iris's)\s+(?:home address|address|phone number|phone|mobile|cell|social security number|ssn|passport number|bank account|credit card|card number|password|pin)\s+(?:is|=|:)\s*\S+`)
 )
 
+var streetWords = []string{"street", "st", "ave", "road", "rd", "lane", "ln", "boulevard", "blvd", "drive", "dr",
+	"court", "ct", "terrace", "crescent", "close", "place", "pl", "square", "sq", "highway", "hwy", "parkway", "pkwy",
+	"rua", "calle", "avenida", "strasse", "straße", "straat", "via", "rue"}
+
 // personalData finds details that identify or expose a person: email addresses, phone numbers, payment card
 // numbers (Luhn-checked), IBANs (checksum-checked), social security numbers, street addresses, secrets and keys,
 // and labelled personal details. Web addresses are not personal data.
 func personalData(v views) bool {
 	t := v.plain
-	if emailRE.MatchString(t) || emailSpoken.MatchString(t) || ssnRE.MatchString(t) || secretRE.MatchString(t) ||
-		streetRE.MatchString(t) || streetPrefix.MatchString(t) || labelled.MatchString(t) {
+	// Each detector runs only where what it looks for can be: most notes have no @, few digits, and no keys.
+	digitCount := strings.Count(t, "0") + strings.Count(t, "1") + strings.Count(t, "2") + strings.Count(t, "3") +
+		strings.Count(t, "4") + strings.Count(t, "5") + strings.Count(t, "6") + strings.Count(t, "7") +
+		strings.Count(t, "8") + strings.Count(t, "9")
+	switch {
+	case strings.Contains(t, "@") && emailRE.MatchString(t),
+		strings.Contains(t, "dot") && emailSpoken.MatchString(t),
+		containsAny(t, "sk-", "ghp_", "github_pat_", "xox", "akia", "aiza", "-----begin") && secretRE.MatchString(t),
+		containsAny(t, "address", "phone", "mobile", "cell", "security", "ssn", "passport", "account", "card", "password", "pin") && labelled.MatchString(t),
+		digitCount > 0 && containsAny(t, streetWords...) && (streetRE.MatchString(t) || streetPrefix.MatchString(t)):
+		return true
+	}
+	if digitCount < 9 {
+		return false
+	}
+	if ssnRE.MatchString(t) {
 		return true
 	}
 	for _, m := range cardRE.FindAllString(t, -1) {
@@ -106,4 +124,13 @@ func phoneLike(s string) bool {
 	}
 	grouped := strings.ContainsAny(s, " -.()")
 	return strings.HasPrefix(s, "+") || strings.HasPrefix(s, "(") || (d[0] == '0' && len(d) >= 10) || (grouped && len(d) >= 10)
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
 }

@@ -6,7 +6,7 @@ package screen
 import (
 	"context"
 	"log/slog"
-	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -35,13 +35,44 @@ var Categories = []Category{SexualMinors, Violence, SelfHarm, Hate, Sexual, Hara
 
 // Pipeline is the screen: local screeners, then the classifier.
 type Pipeline struct {
-	token      map[Category]*regexp.Regexp
-	raw        map[Category]*regexp.Regexp
-	exact      map[Category]*regexp.Regexp
-	allow      *regexp.Regexp
-	classifier *Classifier // nil when not configured
-	failClosed bool
-	log        *slog.Logger
+	token, raw, exact ruleSet
+	allow             *matcherSet
+	classifier        *Classifier // nil when not configured
+	failClosed        bool
+	log               *slog.Logger
+}
+
+// ruleSet is the patterns of every category for one kind of reading, with the category of each.
+type ruleSet struct {
+	set        *matcherSet
+	categories []Category
+}
+
+func newRuleSet(byCategory map[Category][]string, prepare func(string) string, spaced bool) ruleSet {
+	var rs ruleSet
+	var pats []string
+	for _, c := range Categories { // in order of gravity, so the first match is the gravest
+		for _, p := range byCategory[c] {
+			pats = append(pats, prepare(p))
+			rs.categories = append(rs.categories, c)
+		}
+	}
+	rs.set = newMatcherSet(pats, spaced)
+	return rs
+}
+
+// match returns the gravest category whose pattern matches one of the readings, and its rank (lower is graver).
+func (rs ruleSet) match(readings ...string) (Category, int) {
+	best := -1
+	for _, r := range readings {
+		if i := rs.set.first(r); i >= 0 && (best < 0 || i < best) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "", len(Categories)
+	}
+	return rs.categories[best], slices.Index(Categories, rs.categories[best])
 }
 
 var _ board.Screener = (*Pipeline)(nil)
@@ -49,26 +80,24 @@ var _ board.Screener = (*Pipeline)(nil)
 // New compiles the lists. classifier may be nil; failClosed refuses notes (SCREEN_UNAVAILABLE) when the classifier
 // fails, where the default keeps the local screeners' verdict.
 func New(classifier *Classifier, failClosed bool, log *slog.Logger) *Pipeline {
-	p := &Pipeline{token: map[Category]*regexp.Regexp{}, raw: map[Category]*regexp.Regexp{}, exact: map[Category]*regexp.Regexp{}, classifier: classifier, failClosed: failClosed, log: log}
-	for c, list := range patterns {
-		squeezed := make([]string, len(list))
-		for i, pat := range list {
-			squeezed[i] = squeezePattern(pat)
-		}
-		p.token[c] = regexp.MustCompile("(?:" + strings.Join(squeezed, ")|(?:") + ")")
+	same := func(s string) string { return s }
+	return &Pipeline{
+		token:      newRuleSet(patterns, squeezePattern, true),
+		raw:        newRuleSet(rawPatterns, same, false),
+		exact:      newRuleSet(exactPatterns, same, true),
+		allow:      newMatcherSet(mapSlice(allowed, squeezePattern), true),
+		classifier: classifier,
+		failClosed: failClosed,
+		log:        log,
 	}
-	for c, list := range rawPatterns {
-		p.raw[c] = regexp.MustCompile("(?:" + strings.Join(list, ")|(?:") + ")")
+}
+
+func mapSlice(in []string, f func(string) string) []string {
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = f(s)
 	}
-	for c, list := range exactPatterns {
-		p.exact[c] = regexp.MustCompile("(?:" + strings.Join(list, ")|(?:") + ")")
-	}
-	squeezed := make([]string, len(allowed))
-	for i, pat := range allowed {
-		squeezed[i] = squeezePattern(pat)
-	}
-	p.allow = regexp.MustCompile("(?:" + strings.Join(squeezed, ")|(?:") + ")")
-	return p
+	return out
 }
 
 // Check returns the category a note falls under, or "". Returns SCREEN_UNAVAILABLE only when the classifier
@@ -95,37 +124,37 @@ func (p *Pipeline) Check(ctx context.Context, text string) (string, error) {
 // Local runs the local screeners only.
 func (p *Pipeline) Local(text string) string {
 	v := normalize(text)
-	readings := []string{
-		p.clean(v.words), p.clean(v.leet), p.clean(v.joined),
+	readings := []string{p.clean(v.words)}
+	for _, r := range []string{p.clean(v.leet), p.clean(v.joined)} {
+		if !slices.Contains(readings, r) { // most notes read the same every way
+			readings = append(readings, r)
+		}
 	}
-	exact := " " + strings.Join(v.exact, " ") + " "
-	for _, c := range Categories {
-		if re := p.token[c]; re != nil {
-			for _, r := range readings {
-				if re.MatchString(r) {
-					return c
-				}
-			}
-		}
-		if re := p.raw[c]; re != nil && re.MatchString(v.plain) {
-			return c
-		}
-		if re := p.exact[c]; re != nil && re.MatchString(exact) {
-			return c
-		}
-		if c == PersonalData && personalData(v) {
-			return c
-		}
-		if c == Spam && spammy(v) {
+	found, rank := p.token.match(readings...)
+	if c, r := p.raw.match(v.plain); r < rank {
+		found, rank = c, r
+	}
+	if c, r := p.exact.match(" " + strings.Join(v.exact, " ") + " "); r < rank {
+		found, rank = c, r
+	}
+	for _, c := range Categories[:rank] { // the detectors, where no graver category was found
+		if (c == PersonalData && personalData(v)) || (c == Spam && spammy(v)) {
 			return c
 		}
 	}
-	return ""
+	return found
 }
 
 // clean joins tokens into one line with the allowed idioms taken out.
 func (p *Pipeline) clean(words []string) string {
-	return p.allow.ReplaceAllString(" "+strings.Join(words, " ")+" ", " ")
+	s := " " + strings.Join(words, " ") + " "
+	can := p.allow.candidates(s)
+	for i, m := range p.allow.matchers {
+		if can[i] {
+			s = m.re.ReplaceAllString(s, " ")
+		}
+	}
+	return s
 }
 
 // spammy catches spam by its shape: one word over and over, or shouting.

@@ -27,6 +27,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"twofold/server/board"
@@ -42,8 +43,9 @@ type Store struct {
 	db  *pebble.DB
 	log *slog.Logger
 
-	mu     sync.Mutex // serialises the check-then-write of Create and Delete
-	lastID ulid.ULID
+	mu      sync.Mutex // serialises the check-then-write of Create and Delete
+	lastID  ulid.ULID
+	version atomic.Uint64 // grows with every change to the notes; see board.Versioned
 
 	stop chan struct{}
 	done chan struct{}
@@ -63,6 +65,9 @@ func Open(dir string, mem bool, log *slog.Logger) (*Store, error) {
 	}
 	return &Store{db: db, log: log}, nil
 }
+
+// Version grows with every change to the notes.
+func (s *Store) Version() uint64 { return s.version.Load() }
 
 // Close stops the sweep and closes the database.
 func (s *Store) Close() error {
@@ -296,6 +301,7 @@ func (s *Store) Create(ctx context.Context, c board.Creation) (board.Created, er
 		b.Close()
 		return board.Created{}, unavailable("write", err)
 	}
+	s.version.Add(1)
 	unlock()
 	if err := b.SyncWait(); err != nil {
 		return board.Created{}, unavailable("sync", err)
@@ -418,6 +424,7 @@ func (s *Store) Delete(ctx context.Context, id string) (board.Note, error) {
 	if err := b.Commit(pebble.Sync); err != nil {
 		return board.Note{}, unavailable("delete", err)
 	}
+	s.version.Add(1)
 	return n, nil
 }
 
@@ -470,6 +477,7 @@ func (s *Store) SeedGenesis(ctx context.Context, notes []board.Note) error {
 	if err := b.Commit(pebble.Sync); err != nil {
 		return unavailable("seed", err)
 	}
+	s.version.Add(1)
 	return nil
 }
 

@@ -1,0 +1,237 @@
+package screen
+
+import (
+	"regexp"
+	"regexp/syntax"
+	"strings"
+)
+
+// matcher is a pattern with a prefilter: literals of which every match contains at least one, derived from the
+// pattern's syntax tree. A reading that holds none of them cannot match, and most notes hold none, so the
+// regular expression runs rarely.
+type matcher struct {
+	re       *regexp.Regexp
+	literals []string // nil: no prefilter could be derived; always run
+}
+
+// newMatcher compiles a pattern. spaced says the texts it reads are words separated by single spaces and padded
+// with one, where a word boundary is always a space: literals then carry it, and " not " no longer fires on "note".
+func newMatcher(pattern string, spaced bool) matcher {
+	re := regexp.MustCompile(pattern)
+	m := matcher{re: re}
+	if tree, err := syntax.Parse(pattern, syntax.Perl); err == nil {
+		x := extractor{spaced: spaced}
+		m.literals = shrink(x.required(tree.Simplify()))
+	}
+	return m
+}
+
+type extractor struct{ spaced bool }
+
+// shrink replaces a long list of literals by the longest word of each, when that word is at least three letters:
+// a literal contains its words, so the list still admits every match, and it is far shorter to scan.
+func shrink(lits []string) []string {
+	if len(lits) <= 16 {
+		return lits
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range lits {
+		key := l
+		for _, w := range strings.Fields(l) {
+			if len(w) >= 3 && (key == l || len(w) > len(key)) {
+				key = w
+			}
+		}
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, key)
+		}
+	}
+	return out
+}
+
+// matcherSet finds, in one pass over a text, which of its matchers can match it: their literals are indexed by
+// their first two bytes, so each position of the text is looked up once.
+type matcherSet struct {
+	matchers []matcher
+	always   []int // matchers without a prefilter
+	index    map[[2]byte][]literalRef
+}
+
+type literalRef struct {
+	lit     string
+	matcher int
+}
+
+func newMatcherSet(patterns []string, spaced bool) *matcherSet {
+	ms := &matcherSet{index: map[[2]byte][]literalRef{}}
+	for i, p := range patterns {
+		m := newMatcher(p, spaced)
+		ms.matchers = append(ms.matchers, m)
+		if m.literals == nil {
+			ms.always = append(ms.always, i)
+			continue
+		}
+		for _, l := range m.literals {
+			key := [2]byte{l[0], l[1]}
+			ms.index[key] = append(ms.index[key], literalRef{l, i})
+		}
+	}
+	return ms
+}
+
+// candidates reports, per matcher, whether it can match s.
+func (ms *matcherSet) candidates(s string) []bool {
+	can := make([]bool, len(ms.matchers))
+	for _, i := range ms.always {
+		can[i] = true
+	}
+	for i := 0; i+1 < len(s); i++ {
+		for _, ref := range ms.index[[2]byte{s[i], s[i+1]}] {
+			if !can[ref.matcher] && strings.HasPrefix(s[i:], ref.lit) {
+				can[ref.matcher] = true
+			}
+		}
+	}
+	return can
+}
+
+// first returns the index of the first matcher (in order) that matches s, or -1.
+func (ms *matcherSet) first(s string) int {
+	can := ms.candidates(s)
+	for i, m := range ms.matchers {
+		if can[i] && m.re.MatchString(s) {
+			return i
+		}
+	}
+	return -1
+}
+
+const maxLiterals = 512
+
+// exact returns the finite set of strings re matches, when there is one of at most maxLiterals strings.
+func (x extractor) exact(re *syntax.Regexp) ([]string, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return nil, false
+		}
+		return []string{string(re.Rune)}, true
+	case syntax.OpWordBoundary:
+		if x.spaced {
+			return []string{" "}, true
+		}
+		return []string{""}, true
+	case syntax.OpEmptyMatch, syntax.OpBeginText, syntax.OpEndText, syntax.OpBeginLine, syntax.OpEndLine:
+		return []string{""}, true
+	case syntax.OpCapture:
+		return x.exact(re.Sub[0])
+	case syntax.OpQuest:
+		s, ok := x.exact(re.Sub[0])
+		return append(s, ""), ok && len(s) < maxLiterals
+	case syntax.OpCharClass:
+		var out []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				if len(out) >= 8 {
+					return nil, false
+				}
+				out = append(out, string(r))
+			}
+		}
+		return out, true
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			s, ok := x.exact(sub)
+			if !ok || len(out)+len(s) > maxLiterals {
+				return nil, false
+			}
+			out = append(out, s...)
+		}
+		return out, true
+	case syntax.OpConcat:
+		out := []string{""}
+		for _, sub := range re.Sub {
+			s, ok := x.exact(sub)
+			if !ok || len(out)*len(s) > maxLiterals {
+				return nil, false
+			}
+			out = cross(out, s)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+func cross(a, b []string) []string {
+	out := make([]string, 0, len(a)*len(b))
+	for _, x := range a {
+		for _, y := range b {
+			out = append(out, x+y)
+		}
+	}
+	return out
+}
+
+// required returns literals of which every match of re contains one, or nil when it cannot tell.
+func (x extractor) required(re *syntax.Regexp) []string {
+	if s, ok := x.exact(re); ok {
+		if minLen(s) >= 2 {
+			return s
+		}
+		return nil
+	}
+	switch re.Op {
+	case syntax.OpCapture, syntax.OpPlus:
+		return x.required(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return x.required(re.Sub[0])
+		}
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			s := x.required(sub)
+			if s == nil {
+				return nil
+			}
+			out = append(out, s...)
+		}
+		return out
+	case syntax.OpConcat:
+		// Runs of children with exact sets are joined into longer literals; the best set is the one whose
+		// shortest literal is longest.
+		var best []string
+		run := []string{""}
+		consider := func(s []string) {
+			if len(s) > 0 && minLen(s) >= 2 && (best == nil || minLen(s) > minLen(best)) {
+				best = s
+			}
+		}
+		for _, sub := range re.Sub {
+			if s, ok := x.exact(sub); ok && len(run)*len(s) <= maxLiterals {
+				run = cross(run, s)
+				continue
+			}
+			consider(run)
+			run = []string{""}
+			consider(x.required(sub))
+		}
+		consider(run)
+		return best
+	}
+	return nil
+}
+
+// minLen is the length of the shortest literal, not counting the spaces that stand for word boundaries.
+func minLen(s []string) int {
+	m := -1
+	for _, x := range s {
+		if n := len(strings.TrimSpace(x)); m < 0 || n < m {
+			m = n
+		}
+	}
+	return m
+}
