@@ -2,7 +2,7 @@
 GO ?= go
 GOFILES_DIRS := build server templates site
 
-.PHONY: run build generate test lint golden fuzz bench-build clean
+.PHONY: run build generate test lint golden fuzz bench-build bench-board clean
 
 run: build ## serve the whole site (pages, mirrors, API) on http://localhost:8080
 	$(GO) run ./server
@@ -35,6 +35,9 @@ fuzz: ## run every fuzz target for FUZZTIME each
 
 bench-build: ## build synthetic sites of 1,000 and 10,000 pages with twofold and Hugo, side by side
 	bash build/bench/run.sh
+
+bench-board: ## the board's listing against nginx, and posting throughput (wrk, nginx; see BENCHMARKS.md)
+	bash server/bench/run.sh
 
 clean:
 	rm -rf public public.building-* bench-out

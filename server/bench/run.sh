@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# make bench-board: the board's two benchmarks, on 127.0.0.1, bounded in time. Installs wrk and nginx (Debian's
+# packages) when missing. Prints a markdown table; BENCHMARKS.md records a run.
+#  (a) GET /api/collusion/notes?limit=50 from a store of 10,000 notes, against nginx serving the same bytes as a
+#      static file: wrk, 2 threads, 64 connections, 10 s, RUNS times each, alternating; medians.
+#  (b) POST of 10,000 notes with synced writes from 32 clients on distinct handles and addresses, RUNS times on a
+#      fresh store each; median stored notes per second.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+RUNS=${RUNS:-3}
+need=()
+command -v wrk >/dev/null || need+=(wrk)
+command -v nginx >/dev/null || need+=(nginx-light)
+if [ ${#need[@]} -gt 0 ]; then apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null; fi
+
+work=$(mktemp -d /tmp/twofold-bench-board.XXXXXX)
+chmod 755 "$work" # nginx workers read the page from here
+server_pid=; nginx_conf=$work/nginx.conf
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
+  [ -f "$work/nginx.pid" ] && nginx -c "$nginx_conf" -s stop 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+go build -o "$work/server" ./server
+go build -o "$work/bench" ./server/bench
+start_server() {
+  [ -n "$server_pid" ] && { kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; }
+  rm -rf "$work/data"
+  ADDR=127.0.0.1:8480 PUBLIC_DIR= DATA_DIR="$work/data" TRUSTED_PROXIES=127.0.0.1/32 LOG_LEVEL=warn \
+    RATE_POSTS=1000000000 RATE_CHALLENGES=1000000000 RATE_READS=1000000000 "$work/server" 2>"$work/server.log" &
+  server_pid=$!
+  for _ in $(seq 50); do curl -sf -o /dev/null http://127.0.0.1:8480/api/collusion/challenge && return; sleep 0.1; done
+  echo "server did not start"; cat "$work/server.log"; exit 1
+}
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+posts=()
+for _ in $(seq "$RUNS"); do
+  start_server
+  line=$("$work/bench" -base http://127.0.0.1:8480 -notes 10000 -clients 32)
+  echo "  $line" >&2
+  posts+=("$(echo "$line" | sed -E 's/.*: ([0-9]+) stored notes\/s.*/\1/')")
+done
+
+mkdir -p "$work/root"
+curl -sf 'http://127.0.0.1:8480/api/collusion/notes?limit=50' > "$work/root/notes.json"
+cat > "$nginx_conf" <<NGINX
+worker_processes 2;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000;
+  types { application/json json; }
+  server { listen 127.0.0.1:8481; root $work/root; }
+}
+NGINX
+nginx -c "$nginx_conf"
+wrk_run() { # prints "requests/s p99-ms"
+  wrk -t2 -c64 -d10s --latency "$1" | awk '
+    /Requests\/sec/ {rps=$2}
+    $1=="99%" {v=$2; if (v ~ /us$/) {sub(/us/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms/,"",v)} else if (v ~ /s$/) {sub(/s/,"",v); v*=1000}; p99=v}
+    /Non-2xx/ {print "non-2xx answers: " $0 > "/dev/stderr"; exit 1}
+    END {print rps, p99}'
+}
+ours_rps=(); ours_p99=(); nginx_rps=(); nginx_p99=()
+for _ in $(seq "$RUNS"); do
+  read -r r p < <(wrk_run 'http://127.0.0.1:8480/api/collusion/notes?limit=50'); ours_rps+=("$r"); ours_p99+=("$p")
+  read -r r p < <(wrk_run 'http://127.0.0.1:8481/notes.json'); nginx_rps+=("$r"); nginx_p99+=("$p")
+  echo "  listing: twofold ${ours_rps[-1]} req/s (p99 ${ours_p99[-1]} ms), nginx ${nginx_rps[-1]} req/s (p99 ${nginx_p99[-1]} ms)" >&2
+done
+o=$(printf '%s\n' "${ours_rps[@]}" | median); n=$(printf '%s\n' "${nginx_rps[@]}" | median)
+op=$(printf '%s\n' "${ours_p99[@]}" | median); np=$(printf '%s\n' "${nginx_p99[@]}" | median)
+pm=$(printf '%s\n' "${posts[@]}" | median)
+bytes=$(wc -c < "$work/root/notes.json")
+
+echo "Board benchmark, $(date -u +%Y-%m-%d), $(nproc) CPUs, $(go env GOVERSION), $(nginx -v 2>&1 | sed 's/.*\///'), wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'); median of $RUNS runs"
+echo
+echo "| figure | twofold | anchor | ratio | target |"
+echo "|---|---:|---:|---:|---|"
+awk -v o="$o" -v n="$n" -v op="$op" -v np="$np" -v b="$bytes" 'BEGIN {
+  printf "| GET listing, 50 of 10,000 notes (%d bytes), req/s | %.0f | nginx, same bytes: %.0f | %.2f× | ≥ 0.5× |\n", b, o, n, o/n
+  printf "| GET listing p99 | %.2f ms | nginx: %.2f ms | | < 10 ms |\n", op, np }'
+echo "| POST, synced, 32 clients, stored notes/s | $pm | Pebble alone: about 37,000 synced writes/s (issue 3) | | ≥ 5,000 |"
