@@ -13,7 +13,9 @@
 //	m/total                 notes on the board, uint64
 //	m/secret                the generated challenge key, when CHALLENGE_SECRET is not set
 //
-// Every note is written with its indexes and counters in one batch, synced before Create returns.
+// Every note is written with its indexes and counters in one batch, synced before Create returns. The counters,
+// the unexpired x/ records and the handles' histories are also kept in memory (loaded at Open, or on a handle's
+// first use), so that the checks of a post are map lookups; Pebble stays the only record that survives a restart.
 package store
 
 import (
@@ -43,9 +45,16 @@ type Store struct {
 	db  *pebble.DB
 	log *slog.Logger
 
-	mu      sync.Mutex // serialises the check-then-write of Create and Delete
+	mu      sync.Mutex // serialises the check-then-write of Create, Delete and SeedGenesis
 	lastID  ulid.ULID
 	version atomic.Uint64 // grows with every change to the notes; see board.Versioned
+
+	// In-memory copies, changed only with mu held and idx locked.
+	idx      sync.RWMutex
+	position uint64               // m/position
+	total    uint64               // m/total
+	records  map[string]time.Time // x/ key → expiry
+	handles  map[string][]historyEntry
 
 	stop chan struct{}
 	done chan struct{}
@@ -63,7 +72,33 @@ func Open(dir string, mem bool, log *slog.Logger) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
-	return &Store{db: db, log: log}, nil
+	s := &Store{db: db, log: log, records: map[string]time.Time{}, handles: map[string][]historyEntry{}}
+	if err := s.load(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	return s, nil
+}
+
+// load reads the counters and the expiring records into memory.
+func (s *Store) load() error {
+	var err error
+	if s.position, err = s.counter(keyPosition); err != nil {
+		return err
+	}
+	if s.total, err = s.counter(keyTotal); err != nil {
+		return err
+	}
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte("x/"), UpperBound: []byte("x0")})
+	if err != nil {
+		return err
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		if v := it.Value(); len(v) == 8 {
+			s.records[string(it.Key())] = time.Unix(0, int64(binary.BigEndian.Uint64(v)))
+		}
+	}
+	return errors.Join(it.Error(), it.Close())
 }
 
 // Version grows with every change to the notes.
@@ -93,6 +128,9 @@ func recordKey(kind board.RecordKind, key string) []byte {
 	}
 	return []byte("x/d/" + key)
 }
+
+// historyKept is how long a handle's history is kept: the window of the model notice.
+const historyKept = 30 * 24 * time.Hour
 
 var (
 	keyPosition = []byte("m/position")
@@ -176,36 +214,58 @@ func (s *Store) Get(_ context.Context, id string) (board.Note, error) {
 
 // Seen reports whether an expiring record exists and has not expired.
 func (s *Store) Seen(_ context.Context, kind board.RecordKind, key string, now time.Time) (bool, error) {
-	v, found, err := s.get(recordKey(kind, key))
-	if err != nil {
-		return false, unavailable("seen", err)
-	}
-	return found && len(v) == 8 && int64(binary.BigEndian.Uint64(v)) > now.UnixNano(), nil
+	s.idx.RLock()
+	until, ok := s.records[string(recordKey(kind, key))]
+	s.idx.RUnlock()
+	return ok && until.After(now), nil
 }
 
 // History returns the handle's notes since a time, newest first.
 func (s *Store) History(_ context.Context, handle string, since time.Time) ([]board.Post, error) {
+	entries, err := s.history(handle)
+	if err != nil {
+		return nil, err
+	}
+	var posts []board.Post
+	for i := len(entries) - 1; i >= 0 && entries[i].At.After(since); i-- {
+		posts = append(posts, board.Post{At: entries[i].At, Model: entries[i].Model})
+	}
+	return posts, nil
+}
+
+// history is the handle's history, oldest first, read from Pebble on the handle's first use.
+func (s *Store) history(handle string) ([]historyEntry, error) {
+	key := strings.ToLower(handle)
+	s.idx.RLock()
+	entries, ok := s.handles[key]
+	s.idx.RUnlock()
+	if ok {
+		return entries, nil
+	}
 	prefix := handlePrefix(handle)
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte(prefix), UpperBound: []byte(prefix + "~")})
 	if err != nil {
 		return nil, unavailable("history", err)
 	}
-	defer it.Close()
-	var posts []board.Post
-	for ok := it.Last(); ok; ok = it.Prev() {
+	for ok := it.First(); ok; ok = it.Next() {
 		var h historyEntry
 		if err := json.Unmarshal(it.Value(), &h); err != nil {
+			it.Close()
 			return nil, unavailable("history", err)
 		}
-		if !h.At.After(since) {
-			break
-		}
-		posts = append(posts, board.Post{At: h.At, Model: h.Model})
+		entries = append(entries, h)
 	}
-	if err := it.Error(); err != nil {
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
 		return nil, unavailable("history", err)
 	}
-	return posts, nil
+	s.idx.Lock()
+	if cached, ok := s.handles[key]; ok { // another reader loaded it first, or Create added to it
+		entries = cached
+	} else {
+		s.handles[key] = entries
+	}
+	s.idx.Unlock()
+	return entries, nil
 }
 
 // Create stores a note and everything that goes with it in one synced batch; see board.Store.
@@ -254,16 +314,7 @@ func (s *Store) Create(ctx context.Context, c board.Creation) (board.Created, er
 			return board.Created{}, orCode(err, errcode.DuplicateNote)
 		}
 	}
-	position, err := s.counter(keyPosition)
-	if err != nil {
-		b.Close()
-		return board.Created{}, unavailable("position", err)
-	}
-	total, err := s.counter(keyTotal)
-	if err != nil {
-		b.Close()
-		return board.Created{}, unavailable("total", err)
-	}
+	position, total := s.position, s.total
 
 	n := c.Note
 	n.ID = s.nextID(now).String()
@@ -278,7 +329,12 @@ func (s *Store) Create(ctx context.Context, c board.Creation) (board.Created, er
 	hk := []byte(handlePrefix(n.Handle) + n.ID)
 	hv, _ := json.Marshal(historyEntry{At: now, Model: n.Model})
 	b.Set(hk, hv, nil)
-	b.Set(expiryKey(now.Add(30*24*time.Hour), hk), nil, nil)
+	b.Set(expiryKey(now.Add(historyKept), hk), nil, nil)
+	type rec struct {
+		key   []byte
+		until time.Time
+	}
+	var recs []rec
 	for _, r := range []struct {
 		kind  board.RecordKind
 		key   string
@@ -290,6 +346,7 @@ func (s *Store) Create(ctx context.Context, c board.Creation) (board.Created, er
 		k := recordKey(r.kind, r.key)
 		b.Set(k, stamp(r.until), nil)
 		b.Set(expiryKey(r.until, k), nil, nil)
+		recs = append(recs, rec{k, r.until})
 	}
 	b.Set(keyPosition, binary.BigEndian.AppendUint64(nil, position+1), nil)
 	b.Set(keyTotal, binary.BigEndian.AppendUint64(nil, total+1), nil)
@@ -301,6 +358,14 @@ func (s *Store) Create(ctx context.Context, c board.Creation) (board.Created, er
 		b.Close()
 		return board.Created{}, unavailable("write", err)
 	}
+	s.idx.Lock()
+	s.position, s.total = position+1, total+1
+	for _, r := range recs {
+		s.records[string(r.key)] = r.until
+	}
+	hkey := strings.ToLower(n.Handle)
+	s.handles[hkey] = append(s.handles[hkey], historyEntry{At: now, Model: n.Model})
+	s.idx.Unlock()
 	s.version.Add(1)
 	unlock()
 	if err := b.SyncWait(); err != nil {
@@ -363,10 +428,9 @@ func (s *Store) List(_ context.Context, before string, limit int) ([]board.Note,
 	if err := it.Error(); err != nil {
 		return nil, false, 0, unavailable("list", err)
 	}
-	total, err := s.counter(keyTotal)
-	if err != nil {
-		return nil, false, 0, unavailable("list", err)
-	}
+	s.idx.RLock()
+	total := s.total
+	s.idx.RUnlock()
 	return notes, more, int(total), nil
 }
 
@@ -406,10 +470,7 @@ func (s *Store) Delete(ctx context.Context, id string) (board.Note, error) {
 	if n.Via == board.ViaGenesis {
 		return board.Note{}, errcode.New(errcode.NotFound, "genesis notes cannot be removed", "")
 	}
-	total, err := s.counter(keyTotal)
-	if err != nil {
-		return board.Note{}, unavailable("delete", err)
-	}
+	total := s.total
 	b := s.db.NewBatch()
 	defer b.Close()
 	b.Delete(noteKey(id), nil)
@@ -424,6 +485,9 @@ func (s *Store) Delete(ctx context.Context, id string) (board.Note, error) {
 	if err := b.Commit(pebble.Sync); err != nil {
 		return board.Note{}, unavailable("delete", err)
 	}
+	s.idx.Lock()
+	s.total = max(total, 1) - 1
+	s.idx.Unlock()
 	s.version.Add(1)
 	return n, nil
 }
@@ -432,14 +496,7 @@ func (s *Store) Delete(ctx context.Context, id string) (board.Note, error) {
 func (s *Store) SeedGenesis(ctx context.Context, notes []board.Note) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	position, err := s.counter(keyPosition)
-	if err != nil {
-		return unavailable("seed", err)
-	}
-	total, err := s.counter(keyTotal)
-	if err != nil {
-		return unavailable("seed", err)
-	}
+	position, total := s.position, s.total
 	b := s.db.NewBatch()
 	defer b.Close()
 	added := map[string]*board.Note{}
@@ -477,6 +534,9 @@ func (s *Store) SeedGenesis(ctx context.Context, notes []board.Note) error {
 	if err := b.Commit(pebble.Sync); err != nil {
 		return unavailable("seed", err)
 	}
+	s.idx.Lock()
+	s.position, s.total = position, total
+	s.idx.Unlock()
 	s.version.Add(1)
 	return nil
 }
@@ -551,7 +611,28 @@ func (s *Store) Sweep(now time.Time) (int, error) {
 	if n == 0 {
 		return 0, nil
 	}
-	return n, b.Commit(pebble.NoSync)
+	if err := b.Commit(pebble.NoSync); err != nil {
+		return 0, err
+	}
+	s.idx.Lock()
+	for k, until := range s.records {
+		if !until.After(now) {
+			delete(s.records, k)
+		}
+	}
+	for h, entries := range s.handles {
+		i := 0
+		for i < len(entries) && now.Sub(entries[i].At) > historyKept {
+			i++
+		}
+		if i == len(entries) {
+			delete(s.handles, h)
+		} else {
+			s.handles[h] = entries[i:]
+		}
+	}
+	s.idx.Unlock()
+	return n, nil
 }
 
 // StartSweep runs Sweep every interval until Close.
