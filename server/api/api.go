@@ -109,14 +109,14 @@ func (s *Server) Handle(ctx *fasthttp.RequestCtx) {
 		if !strings.HasPrefix(path, s.rulePrefixes[i]) {
 			continue
 		}
-		vars, ok := match(r.From, path)
-		if !ok {
+		if !matches(r.From, path) {
 			continue
 		}
 		if r.Kind == Dynamic {
 			s.dispatch(ctx, path) // a dynamic rule forwards the path as it is (TestDynamicRulesForwardThePath)
 			return
 		}
+		vars, _ := match(r.From, path)
 		if s.cfg.PublicDir == "" {
 			break // without the built site, its rewrites are the static host's business
 		}

@@ -124,8 +124,21 @@ func literalPrefix(pattern string) string {
 // "*" captures the rest of the path, possibly empty, as "splat". Like the static host, it ignores a trailing slash.
 // It runs for every rule on every request, so it allocates only when it captures.
 func match(pattern, path string) (vars map[string]string, ok bool) {
+	return matchInto(pattern, path, true)
+}
+
+// matches is match without capturing: it never allocates.
+func matches(pattern, path string) bool {
+	_, ok := matchInto(pattern, path, false)
+	return ok
+}
+
+func matchInto(pattern, path string, capture bool) (vars map[string]string, ok bool) {
 	p, q := strings.TrimPrefix(trimSlash(pattern), "/"), strings.TrimPrefix(trimSlash(path), "/")
 	set := func(k, v string) {
+		if !capture {
+			return
+		}
 		if vars == nil {
 			vars = map[string]string{}
 		}

@@ -44,6 +44,8 @@ for _ in $(seq "$RUNS"); do
   posts+=("$(echo "$line" | sed -E 's/.*: ([0-9]+) stored notes\/s.*/\1/')")
 done
 
+# The posts leave Pebble flushing and compacting for a while; reads are measured once it has settled.
+sleep "${SETTLE:-15}"
 mkdir -p "$work/root"
 curl -sf 'http://127.0.0.1:8480/api/collusion/notes?limit=50' > "$work/root/notes.json"
 cat > "$nginx_conf" <<NGINX
