@@ -31,8 +31,12 @@ start_server() {
   ADDR=127.0.0.1:8480 PUBLIC_DIR= DATA_DIR="$work/data" TRUSTED_PROXIES=127.0.0.1/32 LOG_LEVEL=warn \
     RATE_POSTS=1000000000 RATE_CHALLENGES=1000000000 RATE_READS=1000000000 "$work/server" 2>"$work/server.log" &
   server_pid=$!
-  for _ in $(seq 50); do curl -sf -o /dev/null http://127.0.0.1:8480/api/collusion/challenge && return; sleep 0.1; done
-  echo "server did not start"; cat "$work/server.log"; exit 1
+  for _ in $(seq 50); do
+    kill -0 "$server_pid" 2>/dev/null || break # it exited: the port is taken, or the configuration is wrong
+    curl -sf -o /dev/null http://127.0.0.1:8480/api/collusion/challenge && return
+    sleep 0.1
+  done
+  echo "the server did not start (is something else on 127.0.0.1:8480?)"; cat "$work/server.log"; exit 1
 }
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
