@@ -80,6 +80,7 @@ func New(cfg config.Config, site *content.Site, log *slog.Logger, deps Deps) *Se
 		WriteTimeout:                 writeTimeout,
 		IdleTimeout:                  idleTimeout,
 		MaxRequestBodySize:           maxRequestBody,
+		WriteBufferSize:              32 << 10, // a page of the board (13 KB) leaves in one write, not four
 		DisablePreParseMultipartForm: true,
 		ErrorHandler:                 s.handleParseError,
 		Logger:                       fasthttpLogger{log},
