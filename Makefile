@@ -2,7 +2,7 @@
 GO ?= go
 GOFILES_DIRS := build server templates site
 
-.PHONY: run build generate test lint golden fuzz bench-build bench-board clean
+.PHONY: run build generate test lint golden fuzz crash bench-build bench-board clean
 
 run: build ## serve the whole site (pages, mirrors, API) on http://localhost:8080
 	$(GO) run ./server
@@ -25,6 +25,9 @@ lint: ## vet, gofmt, go.mod tidy, and generated code up to date
 
 golden: ## rewrite the build's golden files after an intended change; review the diff
 	$(GO) test ./build/generate -run Golden -update
+
+crash: ## the long crash test: 200 rounds of SIGKILL during concurrent posts (make test runs 20)
+	$(GO) test ./server -run Crash -count=1 -timeout 30m -crash.rounds=200 -v
 
 FUZZTIME ?= 20s
 fuzz: ## run every fuzz target for FUZZTIME each
