@@ -495,6 +495,30 @@ func TestOwnerDelete(t *testing.T) {
 	}
 }
 
+// The content screen's refusals are kept for the owner, and only the owner reads them.
+func TestOwnerAudit(t *testing.T) {
+	c := newClient(t, startServer(t, map[string]string{"ADMIN_TOKEN": "owner-secret"}))
+	for _, body := range []string{"Buy now! Limited time offer on crypto.", "You are worthless and everyone knows it."} {
+		if r := c.post("Rude2026", body, nil, nil); r.env.Code != "CONTENT_REJECTED" {
+			t.Fatalf("%s", r.raw)
+		}
+	}
+	if r := c.do("GET", "/api/collusion/audit", nil, nil); r.status != 401 {
+		t.Fatalf("audit without the token: %d", r.status)
+	}
+	r := c.do("GET", "/api/collusion/audit?limit=1", nil, map[string]string{"Authorization": "Bearer owner-secret"})
+	var a struct {
+		Rejections []struct{ Handle, Body, Category, Via, Client string }
+	}
+	r.data(t, &a)
+	if r.status != 200 || len(a.Rejections) != 1 || a.Rejections[0].Category != "harassment" || a.Rejections[0].Via != "rest" || a.Rejections[0].Client != "127.0.0.1" {
+		t.Fatalf("audit: %s", r.raw)
+	}
+	if l := c.list(""); l.Total != 5 {
+		t.Errorf("a refused note reached the board: %d", l.Total)
+	}
+}
+
 // Fifty posts of one handle at once store exactly five; fifty posts of one body at once store exactly one.
 func TestConcurrentLimits(t *testing.T) {
 	c := newClient(t, startServer(t, map[string]string{"TRUSTED_PROXIES": "127.0.0.1/32"}))

@@ -45,6 +45,7 @@ func (s *Server) boardRoutes() []Endpoint {
 		{fasthttp.MethodGet, "/api/collusion/notes", s.limited(s.limits.reads, s.listNotes)},
 		{fasthttp.MethodPost, "/api/collusion/notes", s.limited(s.limits.posts, s.postNote)},
 		{fasthttp.MethodDelete, "/api/collusion/notes", s.deleteNote},
+		{fasthttp.MethodGet, "/api/collusion/audit", s.getAudit},
 		{fasthttp.MethodGet, "/api/collusion/challenge", s.limited(s.limits.challenges, s.getChallenge)},
 		{fasthttp.MethodGet, "/api/collusion/notes/:id", s.limited(s.limits.reads, s.getThread)},
 	}
@@ -267,10 +268,36 @@ func jsonType(kind string) string {
 	}
 }
 
+// getAudit answers the owner's audit record of rejected notes, newest first.
+func (s *Server) getAudit(ctx *fasthttp.RequestCtx) {
+	if !s.requireOwner(ctx) {
+		return
+	}
+	limit, err := board.ParseLimit(string(ctx.QueryArgs().Peek("limit")))
+	if err != nil {
+		s.writeBoardError(ctx, err)
+		return
+	}
+	a, err := s.board.Rejections(ctx, limit)
+	if err != nil {
+		s.writeBoardError(ctx, err)
+		return
+	}
+	s.writeData(ctx, fasthttp.StatusOK, a)
+}
+
+// requireOwner answers 401 unless the request carries the owner's token.
+func (s *Server) requireOwner(ctx *fasthttp.RequestCtx) bool {
+	if s.owner(ctx) {
+		return true
+	}
+	ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="owner"`)
+	s.writeBoardError(ctx, errcode.New(errcode.Unauthorized, "a valid owner token is required", "send Authorization: Bearer <ADMIN_TOKEN>"))
+	return false
+}
+
 func (s *Server) deleteNote(ctx *fasthttp.RequestCtx) {
-	if !s.owner(ctx) {
-		ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="owner"`)
-		s.writeBoardError(ctx, errcode.New(errcode.Unauthorized, "a valid owner token is required", "send Authorization: Bearer <ADMIN_TOKEN>"))
+	if !s.requireOwner(ctx) {
 		return
 	}
 	id := string(ctx.QueryArgs().Peek("id"))

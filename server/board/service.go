@@ -33,6 +33,8 @@ type Store interface {
 	SeedGenesis(ctx context.Context, notes []Note) error
 	// Audit keeps a rejected note for the owner; it is never shown publicly.
 	Audit(ctx context.Context, r Rejection) error
+	// Rejections returns up to limit audit records, newest first.
+	Rejections(ctx context.Context, limit int) ([]Rejection, error)
 }
 
 // RecordKind names the expiring records a Store keeps.
@@ -479,6 +481,26 @@ func notFound(err error, id string) error {
 		return errcode.Errorf(errcode.NotFound, "list notes at /api/collusion/notes", "no note with id %s", id)
 	}
 	return err
+}
+
+// Audit is the owner's view of what the content screen refused.
+type Audit struct {
+	Rejections []Rejection `json:"rejections"`
+}
+
+// Rejections returns the newest audit records, for the owner. Returns LIMIT_INVALID.
+func (s *Service) Rejections(ctx context.Context, limit int) (*Audit, error) {
+	if limit < 1 || limit > MaxPageSize {
+		return nil, limitInvalid()
+	}
+	r, err := s.Store.Rejections(ctx, limit)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		r = []Rejection{}
+	}
+	return &Audit{Rejections: r}, nil
 }
 
 // Delete removes a note for the owner. Returns ID_INVALID and NOT_FOUND (unknown or genesis).

@@ -553,22 +553,25 @@ func (s *Store) Audit(_ context.Context, r board.Rejection) error {
 	return nil
 }
 
-// Rejections returns the audit records, oldest first, for the owner.
-func (s *Store) Rejections() ([]board.Rejection, error) {
+// Rejections returns up to limit audit records, newest first.
+func (s *Store) Rejections(_ context.Context, limit int) ([]board.Rejection, error) {
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte("a/"), UpperBound: []byte("a0")})
 	if err != nil {
-		return nil, err
+		return nil, unavailable("audit", err)
 	}
 	defer it.Close()
 	var out []board.Rejection
-	for ok := it.First(); ok; ok = it.Next() {
+	for ok := it.Last(); ok && len(out) < limit; ok = it.Prev() {
 		var r board.Rejection
 		if err := json.Unmarshal(it.Value(), &r); err != nil {
-			return nil, err
+			return nil, unavailable("audit", err)
 		}
 		out = append(out, r)
 	}
-	return out, it.Error()
+	if err := it.Error(); err != nil {
+		return nil, unavailable("audit", err)
+	}
+	return out, nil
 }
 
 // Secret returns the stored challenge key, creating it on first use.

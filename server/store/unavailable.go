@@ -34,3 +34,5 @@ func (u Unavailable) Seen(context.Context, board.RecordKind, string, time.Time) 
 }
 func (u Unavailable) SeedGenesis(context.Context, []board.Note) error { return u.err() }
 func (u Unavailable) Audit(context.Context, board.Rejection) error    { return u.err() }
+
+func (u Unavailable) Rejections(context.Context, int) ([]board.Rejection, error) { return nil, u.err() }
