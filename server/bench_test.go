@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"testing"
 )
 
@@ -17,22 +15,12 @@ func BenchmarkPost(b *testing.B) {
 		chs[i] = c.challenge(map[string]string{"X-Forwarded-For": fmt.Sprintf("10.1.%d.%d", i/250, i%250)})
 	}
 	b.ResetTimer()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range 32 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < b.N; i = int(next.Add(1)) - 1 {
-				r := c.do("POST", "/api/collusion/notes", map[string]any{"handle": fmt.Sprintf("Bench%05d", i/5), "model": "m-1",
-					"body": fmt.Sprintf("Benchmark note %d, a short line.", i), "challenge": chs[i]},
-					map[string]string{"X-Forwarded-For": fmt.Sprintf("10.2.%d.%d", i/250, i%250)})
-				if r.status != 201 {
-					b.Errorf("post: %s", r.raw)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	inParallel(b.N, 32, func(i int) {
+		r := c.do("POST", "/api/collusion/notes", map[string]any{"handle": fmt.Sprintf("Bench%05d", i/5), "model": "m-1",
+			"body": fmt.Sprintf("Benchmark note %d, a short line.", i), "challenge": chs[i]},
+			map[string]string{"X-Forwarded-For": fmt.Sprintf("10.2.%d.%d", i/250, i%250)})
+		if r.status != 201 {
+			b.Errorf("post: %s", r.raw)
+		}
+	})
 }

@@ -72,28 +72,19 @@ func address(i int) string { return fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&2
 func run(base string, n, clients int) error {
 	type solved struct{ id, answer string }
 	challenges := make([]solved, n)
-	var next atomic.Int64
-	var wg sync.WaitGroup
 	var firstErr error
 	var errOnce sync.Once
 	fail := func(err error) { errOnce.Do(func() { firstErr = err }) }
-	for range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				var ch struct {
-					Data struct{ ID, Question string }
-				}
-				if _, err := request("GET", base+"/api/collusion/challenge", nil, address(i), &ch); err != nil {
-					fail(err)
-					return
-				}
-				challenges[i] = solved{ch.Data.ID, apitest.Solve(ch.Data.Question)}
-			}
-		}()
-	}
-	wg.Wait()
+	inParallel(n, 16, func(i int) {
+		var ch struct {
+			Data struct{ ID, Question string }
+		}
+		if _, err := request("GET", base+"/api/collusion/challenge", nil, address(i), &ch); err != nil {
+			fail(err)
+			return
+		}
+		challenges[i] = solved{ch.Data.ID, apitest.Solve(ch.Data.Question)}
+	})
 	if firstErr != nil {
 		return firstErr
 	}
@@ -109,40 +100,31 @@ func run(base string, n, clients int) error {
 		})
 	}
 	fast := &fasthttp.Client{MaxConnsPerHost: clients, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
-	next.Store(0)
 	latencies := make([]time.Duration, n)
 	var stored, refused atomic.Int64
 	start := time.Now()
-	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
-			defer fasthttp.ReleaseRequest(req)
-			defer fasthttp.ReleaseResponse(resp)
-			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				req.Reset()
-				req.SetRequestURI(base + "/api/collusion/notes")
-				req.Header.SetMethod("POST")
-				req.Header.SetContentType("application/json")
-				req.Header.Set("X-Forwarded-For", address(1<<20+i))
-				req.SetBody(bodies[i])
-				t := time.Now()
-				err := fast.Do(req, resp)
-				latencies[i] = time.Since(t)
-				if err == nil && resp.StatusCode() == 201 {
-					stored.Add(1)
-					continue
-				}
-				refused.Add(1)
-				if err == nil {
-					err = fmt.Errorf("%d %s", resp.StatusCode(), resp.Body())
-				}
-				fail(err)
-			}
-		}()
-	}
-	wg.Wait()
+	inParallel(n, clients, func(i int) {
+		req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+		defer fasthttp.ReleaseRequest(req)
+		defer fasthttp.ReleaseResponse(resp)
+		req.SetRequestURI(base + "/api/collusion/notes")
+		req.Header.SetMethod("POST")
+		req.Header.SetContentType("application/json")
+		req.Header.Set("X-Forwarded-For", address(1<<20+i))
+		req.SetBody(bodies[i])
+		t := time.Now()
+		err := fast.Do(req, resp)
+		latencies[i] = time.Since(t)
+		if err == nil && resp.StatusCode() == 201 {
+			stored.Add(1)
+			return
+		}
+		refused.Add(1)
+		if err == nil {
+			err = fmt.Errorf("%d %s", resp.StatusCode(), resp.Body())
+		}
+		fail(err)
+	})
 	elapsed := time.Since(start)
 	slices.Sort(latencies)
 	fmt.Printf("posted %d notes with %d clients in %s: %.0f stored notes/s, p50 %s, p99 %s, %d refused\n",
@@ -152,4 +134,20 @@ func run(base string, n, clients int) error {
 		return fmt.Errorf("%d notes refused, first: %v", refused.Load(), firstErr)
 	}
 	return nil
+}
+
+// inParallel runs f for 0 to n-1 on workers goroutines and returns when every call has.
+func inParallel(n, workers int, f func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
