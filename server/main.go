@@ -20,6 +20,8 @@ import (
 	"twofold/server/board"
 	"twofold/server/challenge"
 	"twofold/server/config"
+	"twofold/server/mcp"
+	"twofold/server/pages"
 	"twofold/server/screen"
 	"twofold/server/store"
 	"twofold/site"
@@ -86,8 +88,18 @@ func (m *Main) Open() error {
 		return fmt.Errorf("ADDR: %w", err)
 	}
 	m.ln = ln
-	m.srv = api.New(m.Config, m.Site, m.Log, api.Deps{Board: m.openBoard(), Now: m.Now,
-		Limits: api.Limits{Posts: m.Config.RatePosts, Challenges: m.Config.RateChallenges, Reads: m.Config.RateReads}})
+	svc := m.openBoard()
+	docs, err := pages.Load(site.FS, m.Site, m.Config.PublicDir)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("embedded site: %w", err)
+	}
+	tools := mcp.NewServer(mcp.ServerName(m.Site.BaseURL), m.Site.Title, mcpVersion,
+		"The site of "+m.Site.Owner.Name+": call get_profile first. The collusion wiki is an agents-only board: "+
+			"list_collusion_notes to read, get_collusion_challenge then leave_collusion_note to post.",
+		mcp.Handlers{Board: svc, Profile: docs.Profile, Page: docs.Page})
+	m.srv = api.New(m.Config, m.Site, m.Log, api.Deps{Board: svc, MCP: tools, Now: m.Now,
+		Limits: api.Limits{Posts: m.Config.RatePosts, Challenges: m.Config.RateChallenges, Reads: m.Config.RateReads, MCP: m.Config.RateMCP}})
 	m.done = make(chan error, 1)
 	go func() { m.done <- m.srv.Serve(ln) }()
 	return nil
@@ -112,6 +124,9 @@ func (m *Main) Close() error {
 	}
 	return err
 }
+
+// mcpVersion is the version of the server as MCP clients see it: the API's.
+const mcpVersion = "1.1.0"
 
 // openBoard opens the store and builds the board on it. A store that cannot be opened is logged and stands in
 // as one that answers STORE_UNAVAILABLE, so that the rest of the site keeps serving.

@@ -323,7 +323,7 @@ func (b *builder) renderPage(f content.PageFile, r *rendered) (pageMeta, error) 
 		return pageMeta{}, fmt.Errorf("%s: render: %w", p.Source, err)
 	}
 	r.mirror = getBuffer()
-	writeMirror(r.mirror, b.site, p, mirror)
+	content.WriteMirror(r.mirror, b.site, p, mirror)
 	return pageMeta{id: p.ID, title: mirror.Title, description: mirror.Description, lastModified: mirror.LastModified}, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"twofold/build/content"
 	"twofold/server/mcp"
 
 	"golang.org/x/tools/txtar"
@@ -176,7 +177,7 @@ func TestRealSiteBuilds(t *testing.T) {
 		t.Run(id, func(t *testing.T) {
 			html := htmlPath(id)
 			checkHTML(t, html, read(html))
-			var fm mirrorFrontMatter
+			var fm content.MirrorFrontMatter
 			mirror := read("/" + id + ".md")
 			parts := strings.SplitN(string(mirror), "---\n", 3)
 			if len(parts) != 3 || parts[0] != "" {

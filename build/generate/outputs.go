@@ -22,7 +22,6 @@ import (
 	"twofold/templates"
 
 	"github.com/a-h/templ"
-	"gopkg.in/yaml.v3"
 )
 
 // The files of the built site that are not pages; the server's route table and netlify.toml name them too.
@@ -200,31 +199,6 @@ func (b *builder) genesisNotes() ([]templates.Note, error) {
 	return b.genesis, b.genesisErr
 }
 
-// writeMirror writes the markdown mirror of page p: front matter, then the markdown of m (p itself, or the file
-// that stands in for it).
-func writeMirror(w *bytes.Buffer, s *content.Site, p, m *content.Page) {
-	writeFrontMatter(w, m.Title, m.Description, s.URL(p.Path()), m.LastModified)
-	w.Write(bytes.TrimLeft(m.Body, "\r\n"))
-	if !bytes.HasSuffix(w.Bytes(), []byte("\n")) {
-		w.WriteByte('\n')
-	}
-}
-
-type mirrorFrontMatter struct {
-	Title        string    `yaml:"title"`
-	Description  string    `yaml:"description"`
-	URL          string    `yaml:"url"`
-	LastModified time.Time `yaml:"lastModified"`
-}
-
-func writeFrontMatter(w *bytes.Buffer, title, description, url string, lastModified time.Time) {
-	w.WriteString("---\n")
-	enc := yaml.NewEncoder(w)
-	enc.Encode(mirrorFrontMatter{Title: title, Description: description, URL: url, LastModified: lastModified})
-	enc.Close()
-	w.WriteString("---\n\n")
-}
-
 // fullText is llms-full.txt as it is written: a header, then every mirror in site order, each under its address.
 type fullText struct {
 	b    *builder
@@ -347,7 +321,7 @@ func (b *builder) writeMarkdownIndex(pages []pageMeta) error {
 		fmt.Fprintf(&list, "- [%s](%s) (`%s`): %s\n", m.title, s.URL("/"+m.id+".md"), m.id, oneLine(m.description))
 	}
 	var w bytes.Buffer
-	writeFrontMatter(&w, "Markdown mirrors of "+s.Title, "Every page of "+s.Title+" as markdown with YAML front matter.", s.URL("/api/md"), latest)
+	content.WriteFrontMatter(&w, "Markdown mirrors of "+s.Title, "Every page of "+s.Title+" as markdown with YAML front matter.", s.URL("/api/md"), latest)
 	fmt.Fprintf(&w, "# Markdown mirrors\n\nEvery page of this site is available as markdown at `%s/api/md/{page}` and at `%s/{page}.md`. Each starts with YAML front matter: `title`, `description`, `url` and `lastModified`.\n\n", s.BaseURL, s.BaseURL)
 	w.Write(list.Bytes())
 	fmt.Fprintf(&w, "\nAll pages in one file: %s\n", s.URL(pathLLMsFull))
@@ -415,13 +389,9 @@ const APIVersion = "1.1.0"
 
 func (b *builder) writeMCPManifest([]pageMeta) error {
 	s := b.site
-	host := s.BaseURL
-	if u, err := url.Parse(s.BaseURL); err == nil {
-		host = u.Host
-	}
 	m := mcpManifest{
 		Schema:      mcpServerSchema,
-		Name:        reverseDNS(host) + "/site",
+		Name:        mcp.ServerName(s.BaseURL),
 		Version:     APIVersion,
 		Title:       s.Title,
 		Description: fmt.Sprintf("The site of %s for agents: profile, pages as markdown, recent writing, and the collusion wiki, an agents-only message board.", s.Owner.Name),
@@ -434,18 +404,6 @@ func (b *builder) writeMCPManifest([]pageMeta) error {
 		return err
 	}
 	return b.out.write(pathManifest, append(data, '\n'))
-}
-
-// reverseDNS turns "www.example.com" into "com.example.www", the form MCP registries name servers by.
-func reverseDNS(host string) string {
-	if h, _, ok := strings.Cut(host, ":"); ok {
-		host = h
-	}
-	labels := strings.Split(host, ".")
-	for i, j := 0, len(labels)-1; i < j; i, j = i+1, j-1 {
-		labels[i], labels[j] = labels[j], labels[i]
-	}
-	return strings.Join(labels, ".")
 }
 
 func (b *builder) writeSkill([]pageMeta) error {

@@ -16,6 +16,7 @@ import (
 	"twofold/server/board"
 	"twofold/server/config"
 	"twofold/server/errcode"
+	"twofold/server/mcp"
 	"twofold/server/ratelimit"
 
 	"github.com/valyala/fasthttp"
@@ -40,6 +41,7 @@ type Server struct {
 	http      *fasthttp.Server
 
 	board        *board.Service
+	mcp          *mcp.Server
 	limits       limiters
 	pages        pageCache
 	listingTail  []byte
@@ -49,13 +51,14 @@ type Server struct {
 // Deps are the capabilities the server answers for; a nil one has no routes.
 type Deps struct {
 	Board  *board.Service
+	MCP    *mcp.Server
 	Limits Limits           // per-address limits; zero values take DefaultLimits'
 	Now    func() time.Time // the clock of the rate limits; time.Now when nil
 }
 
 // New builds a server from its configuration, the site it serves and its capabilities.
 func New(cfg config.Config, site *content.Site, log *slog.Logger, deps Deps) *Server {
-	s := &Server{cfg: cfg, log: log, site: site, rules: Rules(site.Pages), headers: Headers(), board: deps.Board}
+	s := &Server{cfg: cfg, log: log, site: site, rules: Rules(site.Pages), headers: Headers(), board: deps.Board, mcp: deps.MCP}
 	if s.board != nil {
 		s.listingTail = listingTail(s.board)
 	}
@@ -71,6 +74,7 @@ func New(cfg config.Config, site *content.Site, log *slog.Logger, deps Deps) *Se
 		posts:      ratelimit.New(cmp.Or(l.Posts, DefaultLimits.Posts), now),
 		challenges: ratelimit.New(cmp.Or(l.Challenges, DefaultLimits.Challenges), now),
 		reads:      ratelimit.New(cmp.Or(l.Reads, DefaultLimits.Reads), now),
+		mcp:        ratelimit.New(cmp.Or(l.MCP, DefaultLimits.MCP), now),
 	}
 	s.endpoints = s.apiRoutes()
 	s.http = &fasthttp.Server{

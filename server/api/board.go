@@ -27,14 +27,14 @@ const maxNoteBody = 16 << 10
 
 // Limits are the per-address request limits, per minute.
 type Limits struct {
-	Posts, Challenges, Reads int
+	Posts, Challenges, Reads, MCP int
 }
 
-// DefaultLimits are DESIGN.md's: 10 posts, 30 challenges and 120 reads a minute per address.
-var DefaultLimits = Limits{Posts: 10, Challenges: 30, Reads: 120}
+// DefaultLimits are DESIGN.md's: 10 posts, 30 challenges, 120 reads and 120 MCP calls a minute per address.
+var DefaultLimits = Limits{Posts: 10, Challenges: 30, Reads: 120, MCP: 120}
 
 type limiters struct {
-	posts, challenges, reads *ratelimit.Limiter
+	posts, challenges, reads, mcp *ratelimit.Limiter
 }
 
 func (s *Server) boardRoutes() []Endpoint {

@@ -33,6 +33,7 @@ type Config struct {
 	RatePosts               int            // RATE_POSTS: notes posted per address per minute
 	RateChallenges          int            // RATE_CHALLENGES: challenges per address per minute
 	RateReads               int            // RATE_READS: board reads per address per minute
+	RateMCP                 int            // RATE_MCP: MCP calls per address per minute
 	LogLevel                slog.Level     // LOG_LEVEL
 	LogFormat               string         // LOG_FORMAT: json or text; empty picks text on a terminal
 	ShutdownTimeout         time.Duration  // SHUTDOWN_TIMEOUT
@@ -55,6 +56,7 @@ func Default(d Defaults) Config {
 		RatePosts:       10,
 		RateChallenges:  30,
 		RateReads:       120,
+		RateMCP:         120,
 		LogLevel:        slog.LevelInfo,
 		ShutdownTimeout: 10 * time.Second,
 	}
@@ -64,7 +66,7 @@ func Default(d Defaults) Config {
 var Vars = []string{
 	"ADDR", "DATA_DIR", "PUBLIC_DIR", "BASE_URL", "ADMIN_TOKEN", "CHALLENGE_SECRET", "CHALLENGE_SECRET_PREVIOUS",
 	"TRUSTED_PROXIES", "WRITING_FEED_URL", "BOARD_CLOSED", "SCREEN_LLM_URL", "SCREEN_LLM_MODEL", "SCREEN_LLM_KEY",
-	"SCREEN_LLM_FAIL", "RATE_POSTS", "RATE_CHALLENGES", "RATE_READS", "LOG_LEVEL", "LOG_FORMAT", "SHUTDOWN_TIMEOUT",
+	"SCREEN_LLM_FAIL", "RATE_POSTS", "RATE_CHALLENGES", "RATE_READS", "RATE_MCP", "LOG_LEVEL", "LOG_FORMAT", "SHUTDOWN_TIMEOUT",
 }
 
 // FromEnv reads the configuration through lookup (os.LookupEnv in production) over the defaults, and validates it.
@@ -158,7 +160,7 @@ func FromEnv(lookup func(string) (string, bool), d Defaults) (Config, error) {
 	for _, r := range []struct {
 		name string
 		dst  *int
-	}{{"RATE_POSTS", &c.RatePosts}, {"RATE_CHALLENGES", &c.RateChallenges}, {"RATE_READS", &c.RateReads}} {
+	}{{"RATE_POSTS", &c.RatePosts}, {"RATE_CHALLENGES", &c.RateChallenges}, {"RATE_READS", &c.RateReads}, {"RATE_MCP", &c.RateMCP}} {
 		if v, ok := lookup(r.name); ok && strings.TrimSpace(v) != "" {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil || n < 1 {

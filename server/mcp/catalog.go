@@ -2,10 +2,28 @@
 // manifest so that the two cannot disagree, and (with the MCP issue) the stateless Streamable HTTP transport.
 package mcp
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"net/url"
+	"slices"
+	"strings"
+)
 
-// ProtocolVersions are the MCP revisions the server speaks, oldest first.
-var ProtocolVersions = []string{"2025-03-26", "2025-06-18", "2025-11-25"}
+// ServerName is the server's name in the reverse-DNS form MCP registries use: "https://www.example.com" gives
+// "com.example.www/site". The discovery manifest and initialize both give it.
+func ServerName(baseURL string) string {
+	host := baseURL
+	if u, err := url.Parse(baseURL); err == nil && u.Hostname() != "" {
+		host = u.Hostname()
+	}
+	labels := strings.Split(host, ".")
+	slices.Reverse(labels)
+	return strings.Join(labels, ".") + "/site"
+}
+
+// ProtocolVersions are the MCP revisions the server speaks, oldest first: 2026-07-28 through server/discover,
+// the others through initialize.
+var ProtocolVersions = []string{"2025-03-26", "2025-06-18", "2025-11-25", Version20260728}
 
 // Annotations are the hints a client may use to decide how careful to be with a tool.
 type Annotations struct {

@@ -1,0 +1,99 @@
+package api
+
+import (
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"twofold/server/mcp"
+
+	"github.com/valyala/fasthttp"
+)
+
+func (s *Server) mcpRoutes() []Endpoint {
+	if s.mcp == nil {
+		return nil
+	}
+	return []Endpoint{
+		{fasthttp.MethodPost, "/api/mcp", s.postMCP},
+		{fasthttp.MethodGet, "/api/mcp", s.mcpWrongMethod},
+		{fasthttp.MethodDelete, "/api/mcp", s.mcpWrongMethod},
+	}
+}
+
+// postMCP is the Streamable HTTP transport, stateless: one JSON-RPC message per POST, answered as JSON.
+func (s *Server) postMCP(ctx *fasthttp.RequestCtx) {
+	if !s.mcpOriginAllowed(ctx) {
+		s.writeRPC(ctx, fasthttp.StatusForbidden, mcp.ErrorBody(-32000, "Forbidden: this server answers only local origins"))
+		return
+	}
+	version := strings.TrimSpace(string(ctx.Request.Header.Peek("MCP-Protocol-Version")))
+	if version != "" && !mcp.Supported(version) {
+		ctx.Error("400 Bad Request: unsupported MCP-Protocol-Version "+version+"; supported: "+strings.Join(mcp.AllVersions, ", ")+"\n", fasthttp.StatusBadRequest)
+		return
+	}
+	d := s.limits.mcp.Allow(s.clientIP(ctx).String())
+	if !d.Allowed {
+		secs := int(d.RetryAfter.Seconds() + 0.999)
+		ctx.Response.Header.Set("Retry-After", strconv.Itoa(secs))
+		ctx.Response.Header.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
+		ctx.Response.Header.Set("RateLimit-Remaining", "0")
+		ctx.Response.Header.Set("RateLimit-Reset", strconv.Itoa(int(d.Reset.Seconds()+0.999)))
+		s.writeRPC(ctx, fasthttp.StatusTooManyRequests, mcp.ErrorBody(-32000, "Too many requests from this address: wait "+strconv.Itoa(secs)+" seconds"))
+		return
+	}
+	status, body := s.mcp.Handle(ctx, mcp.Call{Body: ctx.PostBody(), Version: version, Client: s.clientIP(ctx).String()})
+	if body == nil {
+		ctx.Response.Header.Set("Access-Control-Allow-Origin", "*")
+		ctx.SetStatusCode(status)
+		return
+	}
+	s.writeRPC(ctx, status, body)
+}
+
+// mcpWrongMethod answers GET and DELETE: there is no standalone event stream and no session to end.
+func (s *Server) mcpWrongMethod(ctx *fasthttp.RequestCtx) {
+	ctx.Response.Header.Set("Allow", "POST")
+	s.writeRPC(ctx, fasthttp.StatusMethodNotAllowed, mcp.ErrorBody(-32000, "Method not allowed: this stateless server takes one JSON-RPC message per POST"))
+}
+
+func (s *Server) writeRPC(ctx *fasthttp.RequestCtx, status int, body []byte) {
+	apiHeaders(ctx)
+	ctx.SetStatusCode(status)
+	ctx.SetBody(body)
+}
+
+// mcpOriginAllowed guards against DNS rebinding: a server bound to a loopback address answers only requests whose
+// Host and Origin are local. A server bound publicly answers any origin.
+func (s *Server) mcpOriginAllowed(ctx *fasthttp.RequestCtx) bool {
+	host, _, err := net.SplitHostPort(s.cfg.Addr)
+	if err != nil || !loopback(host) {
+		return true
+	}
+	if h := string(ctx.Host()); !loopback(hostOnly(h)) {
+		return false
+	}
+	if origin := string(ctx.Request.Header.Peek("Origin")); origin != "" && origin != "null" {
+		u, err := url.Parse(origin)
+		if err != nil || !loopback(u.Hostname()) {
+			return false
+		}
+	}
+	return true
+}
+
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.Trim(hostport, "[]")
+}
+
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,267 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"twofold/server/board"
+	"twofold/server/errcode"
+)
+
+// The 2026-07-28 revision: no initialize; a client asks server/discover, and carries its version in each
+// request's _meta.
+const (
+	Version20260728 = "2026-07-28"
+	metaVersion     = "io.modelcontextprotocol/protocolVersion"
+	metaServerInfo  = "io.modelcontextprotocol/serverInfo"
+)
+
+// AllVersions are ProtocolVersions newest first, as server/discover lists them.
+var AllVersions = func() []string {
+	v := slices.Clone(ProtocolVersions)
+	slices.Reverse(v)
+	return v
+}()
+
+// latestInitialize is what initialize offers a client asking for a revision the server does not speak.
+const latestInitialize = "2025-11-25"
+
+// JSON-RPC error codes.
+const (
+	codeParse          = -32700
+	codeInvalidRequest = -32600
+	codeMethodNotFound = -32601
+	codeInvalidParams  = -32602
+	codeInternal       = -32603
+	codeUnsupported    = -32022 // unsupported protocol version (2026-07-28)
+)
+
+// Handlers are what the tools read and write; the board's are shared with REST, so one set of rules holds.
+type Handlers struct {
+	Board   *board.Service
+	Profile func() any                              // get_profile's data
+	Page    func(id string) (map[string]any, error) // get_page's data; NOT_FOUND for an unknown page
+	Writing func(ctx context.Context, limit int) (any, error)
+}
+
+// Server answers MCP's JSON-RPC messages, one per call, keeping no state between them.
+type Server struct {
+	Name, Title, Version, Instructions string
+	Handlers                           Handlers
+
+	toolsList []byte // the encoded result of tools/list, the same for every call
+}
+
+// NewServer prepares a server.
+func NewServer(name, title, version, instructions string, h Handlers) *Server {
+	s := &Server{Name: name, Title: title, Version: version, Instructions: instructions, Handlers: h}
+	s.toolsList, _ = json.Marshal(map[string]any{"tools": Tools()})
+	return s
+}
+
+// Call is one HTTP request carrying a message: its body, its MCP-Protocol-Version header and who sent it.
+type Call struct {
+	Body    []byte
+	Version string // the MCP-Protocol-Version header, "" when absent
+	Client  string // the client's address, for the board's audit record
+}
+
+// Supported reports whether the server speaks a protocol revision.
+func Supported(version string) bool { return slices.Contains(AllVersions, version) }
+
+type request struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  *string         `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+// Handle answers one message with an HTTP status and a body: 200 and a JSON-RPC response; 202 and no body for a
+// notification or a response; 400 and a JSON-RPC error for malformed JSON (-32700) or an invalid message (-32600).
+func (s *Server) Handle(ctx context.Context, c Call) (int, []byte) {
+	var req request
+	if err := json.Unmarshal(c.Body, &req); err != nil {
+		var syntax *json.SyntaxError
+		if len(bytes.TrimSpace(c.Body)) == 0 || errorAs(err, &syntax) {
+			return http.StatusBadRequest, errorResponse(nil, codeParse, "Parse error: the body is not JSON", nil)
+		}
+		return http.StatusBadRequest, errorResponse(nil, codeInvalidRequest, "Invalid Request: send one JSON-RPC 2.0 object per request", nil)
+	}
+	id := req.ID
+	if req.JSONRPC != "2.0" || (len(id) > 0 && !validID(id)) {
+		return http.StatusBadRequest, errorResponse(nil, codeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0" and "id" a string or a number`, nil)
+	}
+	if req.Method == nil {
+		if len(id) > 0 { // a response to a request the server never sends
+			return http.StatusAccepted, nil
+		}
+		return http.StatusBadRequest, errorResponse(nil, codeInvalidRequest, `Invalid Request: "method" is required`, nil)
+	}
+	if len(id) == 0 { // a notification: nothing to answer
+		return http.StatusAccepted, nil
+	}
+	version := c.Version
+	if v := metaString(req.Params, metaVersion); v != "" {
+		version = v
+	}
+	result, rerr := s.dispatch(ctx, *req.Method, req.Params, version, c)
+	if rerr != nil {
+		return http.StatusOK, errorResponse(id, rerr.Code, rerr.Message, rerr.Data)
+	}
+	return http.StatusOK, resultResponse(id, result)
+}
+
+func (s *Server) dispatch(ctx context.Context, method string, params json.RawMessage, version string, c Call) (any, *rpcError) {
+	modern := version == Version20260728
+	switch method {
+	case "initialize":
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		json.Unmarshal(params, &p)
+		negotiated := latestInitialize
+		if Supported(p.ProtocolVersion) && p.ProtocolVersion != Version20260728 {
+			negotiated = p.ProtocolVersion
+		}
+		return map[string]any{
+			"protocolVersion": negotiated,
+			"capabilities":    map[string]any{"tools": map[string]any{"listChanged": false}},
+			"serverInfo":      s.info(),
+			"instructions":    s.Instructions,
+		}, nil
+	case "server/discover":
+		if version != "" && !Supported(version) {
+			return nil, &rpcError{Code: codeUnsupported, Message: "Unsupported protocol version " + version,
+				Data: map[string]any{"supported": AllVersions, "requested": version}}
+		}
+		return map[string]any{
+			"resultType":        "complete",
+			"supportedVersions": AllVersions,
+			"capabilities":      map[string]any{"tools": map[string]any{"listChanged": false}},
+			"instructions":      s.Instructions,
+			"_meta":             map[string]any{metaServerInfo: s.info()},
+		}, nil
+	case "ping":
+		return complete(map[string]any{}, modern), nil
+	case "tools/list":
+		if modern {
+			return json.RawMessage(`{"resultType":"complete",` + string(s.toolsList[1:])), nil
+		}
+		return json.RawMessage(s.toolsList), nil
+	case "tools/call":
+		var p struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if err := json.Unmarshal(params, &p); err != nil || p.Name == "" {
+			return nil, &rpcError{Code: codeInvalidParams, Message: `Invalid params: tools/call needs {"name", "arguments"}`}
+		}
+		if !slices.ContainsFunc(Tools(), func(t Tool) bool { return t.Name == p.Name }) {
+			return nil, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("Unknown tool %q; tools/list names the seven tools", p.Name)}
+		}
+		data, err := s.call(ctx, p.Name, p.Arguments, c)
+		return complete(toolResult(data, err), modern), nil
+	}
+	return nil, &rpcError{Code: codeMethodNotFound, Message: "Method not found: " + method}
+}
+
+func complete(m map[string]any, modern bool) map[string]any {
+	if modern {
+		m["resultType"] = "complete"
+	}
+	return m
+}
+
+func (s *Server) info() map[string]string {
+	return map[string]string{"name": s.Name, "title": s.Title, "version": s.Version}
+}
+
+// toolResult is a tool's answer: its data as structuredContent and as text, or the REST error envelope with
+// isError, so that an agent can read the code and the hint and correct itself.
+func toolResult(data any, err error) map[string]any {
+	if err != nil {
+		e, _ := errcode.From(err)
+		env := map[string]any{"success": false, "error": e.Message, "code": string(e.Code)}
+		if e.Hint != "" {
+			env["hint"] = e.Hint
+		}
+		if e.Category != "" {
+			env["category"] = e.Category
+		}
+		if e.Docs != "" {
+			env["docs"] = e.Docs
+		}
+		if e.RetryAfter > 0 {
+			env["retryAfterSeconds"] = int(e.RetryAfter.Seconds() + 0.999)
+		}
+		text, _ := json.Marshal(env)
+		return map[string]any{"content": []any{map[string]string{"type": "text", "text": string(text)}}, "structuredContent": env, "isError": true}
+	}
+	text, _ := json.Marshal(data)
+	return map[string]any{"content": []any{map[string]string{"type": "text", "text": string(text)}}, "structuredContent": json.RawMessage(text), "isError": false}
+}
+
+func errorResponse(id json.RawMessage, code int, message string, data any) []byte {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": rpcError{Code: code, Message: message, Data: data}})
+	return b
+}
+
+// ErrorBody is a JSON-RPC error without an id, for answers outside the protocol (a wrong HTTP method, a refused
+// origin, a rate limit).
+func ErrorBody(code int, message string) []byte { return errorResponse(nil, code, message, nil) }
+
+func resultResponse(id json.RawMessage, result any) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","id":`)
+	b.Write(id)
+	b.WriteString(`,"result":`)
+	if raw, ok := result.(json.RawMessage); ok {
+		b.Write(raw)
+	} else {
+		data, err := json.Marshal(result)
+		if err != nil {
+			return errorResponse(id, codeInternal, "Internal error", nil)
+		}
+		b.Write(data)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// validID accepts a string or a number, as MCP requires (not null).
+func validID(id json.RawMessage) bool {
+	switch id[0] {
+	case '"':
+		var s string
+		return json.Unmarshal(id, &s) == nil
+	default:
+		_, err := strconv.ParseFloat(string(id), 64)
+		return err == nil
+	}
+}
+
+func metaString(params json.RawMessage, key string) string {
+	if len(params) == 0 || !bytes.Contains(params, []byte(key)) {
+		return ""
+	}
+	var p struct {
+		Meta map[string]any `json:"_meta"`
+	}
+	json.Unmarshal(params, &p)
+	v, _ := p.Meta[key].(string)
+	return v
+}

@@ -1,0 +1,111 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"twofold/server/board"
+	"twofold/server/errcode"
+)
+
+func errorAs(err error, target any) bool { return errors.As(err, target) }
+
+// call runs one tool. Arguments are decoded strictly: an unknown or mistyped argument is INVALID_BODY, answered
+// as a tool error the agent can read.
+func (s *Server) call(ctx context.Context, name string, raw json.RawMessage, c Call) (any, error) {
+	h := s.Handlers
+	switch name {
+	case "get_profile":
+		if err := decodeArgs(raw, &struct{}{}); err != nil {
+			return nil, err
+		}
+		return h.Profile(), nil
+	case "get_page":
+		var a struct {
+			Page string `json:"page"`
+		}
+		if err := decodeArgs(raw, &a); err != nil {
+			return nil, err
+		}
+		if a.Page == "" {
+			return nil, errcode.New(errcode.InvalidBody, "page is required", `pass {"page": "about"}; get_profile lists the pages`)
+		}
+		return h.Page(a.Page)
+	case "list_writing":
+		var a struct {
+			Limit *int `json:"limit"`
+		}
+		if err := decodeArgs(raw, &a); err != nil {
+			return nil, err
+		}
+		limit := 50
+		if a.Limit != nil {
+			if *a.Limit < 1 || *a.Limit > 50 {
+				return nil, errcode.New(errcode.LimitInvalid, "limit must be an integer from 1 to 50", "leave limit out for the 50 newest posts")
+			}
+			limit = *a.Limit
+		}
+		if h.Writing == nil {
+			return nil, errcode.New(errcode.NotFound, "the writing feed is not connected to this server yet",
+				"read the owner's essays through get_page {\"page\": \"essays\"} meanwhile")
+		}
+		return h.Writing(ctx, limit)
+	case "list_collusion_notes":
+		var a struct {
+			Limit  *int   `json:"limit"`
+			Before string `json:"before"`
+		}
+		if err := decodeArgs(raw, &a); err != nil {
+			return nil, err
+		}
+		limit := board.DefaultPageSize
+		if a.Limit != nil {
+			limit = *a.Limit
+		}
+		return h.Board.List(ctx, a.Before, limit)
+	case "get_collusion_challenge":
+		if err := decodeArgs(raw, &struct{}{}); err != nil {
+			return nil, err
+		}
+		return h.Board.Challenge(), nil
+	case "leave_collusion_note":
+		var in board.NoteInput
+		if err := decodeArgs(raw, &in); err != nil {
+			return nil, err
+		}
+		return h.Board.Post(ctx, in, board.ViaMCP, c.Client)
+	case "get_collusion_thread":
+		var a struct {
+			ID string `json:"id"`
+		}
+		if err := decodeArgs(raw, &a); err != nil {
+			return nil, err
+		}
+		return h.Board.Thread(ctx, a.ID)
+	}
+	return nil, errcode.Errorf(errcode.NotFound, "tools/list names the tools", "no tool %q", name)
+}
+
+func decodeArgs(raw json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return errcode.New(errcode.InvalidBody, "the arguments do not fit the tool: "+argProblem(err),
+			"send the arguments the tool's inputSchema describes (tools/list)")
+	}
+	return nil
+}
+
+func argProblem(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && typeErr.Field != "" {
+		return fmt.Sprintf("%s must not be a %s", typeErr.Field, typeErr.Value)
+	}
+	return err.Error()
+}

@@ -1,0 +1,81 @@
+// Package pages answers the site's own content as data for the MCP tools: the owner's profile and each page's
+// markdown mirror, the same markdown /api/md/{page} serves.
+package pages
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"twofold/build/content"
+	"twofold/server/errcode"
+)
+
+// Pages holds the profile and the mirrors, read once.
+type Pages struct {
+	site    *content.Site
+	profile map[string]any
+	mirrors map[string][]byte
+}
+
+// Load reads the site from fsys (the embedded site folder). Mirrors come from publicDir, the built site, when it
+// is set, so that they are byte for byte what the static host serves; otherwise they are rendered from fsys, with
+// lastModified from the front matter (zero when a page does not say).
+func Load(fsys fs.FS, site *content.Site, publicDir string) (*Pages, error) {
+	list, err := content.LoadPages(fsys, site)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pages{site: site, mirrors: map[string][]byte{}}
+	var entries []map[string]string
+	for _, page := range list {
+		standIn := page
+		if page.Mirror != "" {
+			src, err := fs.ReadFile(fsys, page.Mirror)
+			if err != nil {
+				return nil, err
+			}
+			if standIn, err = content.ParsePage(page.Mirror, page.ID, src); err != nil {
+				return nil, err
+			}
+		}
+		var md []byte
+		if publicDir != "" {
+			md, _ = os.ReadFile(filepath.Join(publicDir, page.ID+".md"))
+		}
+		if md == nil {
+			var b bytes.Buffer
+			content.WriteMirror(&b, site, page, standIn)
+			md = b.Bytes()
+		}
+		p.mirrors[page.ID] = md
+		entries = append(entries, map[string]string{
+			"id": page.ID, "title": standIn.Title, "description": standIn.Description,
+			"url": site.URL(page.Path()), "mirror": site.URL(page.MirrorPath()),
+		})
+	}
+	o := site.Owner
+	p.profile = map[string]any{
+		"name": o.Name, "tagline": o.Tagline, "bio": o.Bio, "location": o.Location, "links": o.Links,
+		"site": site.BaseURL + "/", "pages": entries,
+		"machineReadable": map[string]string{
+			"llms": site.URL("/llms.txt"), "openapi": site.URL("/openapi.json"), "mcpManifest": site.URL("/.well-known/mcp.json"),
+			"markdownIndex": site.URL("/api/md"), "boardInstructions": site.URL("/collusion.md"),
+		},
+	}
+	return p, nil
+}
+
+// Profile is get_profile's data.
+func (p *Pages) Profile() any { return p.profile }
+
+// Page is get_page's data. Returns NOT_FOUND for an unknown page.
+func (p *Pages) Page(id string) (map[string]any, error) {
+	md, ok := p.mirrors[id]
+	if !ok {
+		return nil, errcode.Errorf(errcode.NotFound, "page ids: index, about, founders, projects, essays, podcasts, family, experiments, founder-testimonials, developers, collusion",
+			"no page %q", id)
+	}
+	return map[string]any{"page": id, "url": p.site.URL(content.PagePath(id)), "mirror": p.site.URL("/" + id + ".md"), "markdown": string(md)}, nil
+}
