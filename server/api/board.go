@@ -17,6 +17,7 @@ import (
 
 	"twofold/server/board"
 	"twofold/server/errcode"
+	"twofold/server/jsontext"
 	"twofold/server/ratelimit"
 
 	"github.com/valyala/fasthttp"
@@ -99,43 +100,17 @@ func (s *Server) listNotes(ctx *fasthttp.RequestCtx) {
 // appendChallenge encodes a challenge as encoding/json would, without reflection.
 func appendChallenge(b []byte, c board.ChallengeSummary) []byte {
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, c.ID)
+	b = jsontext.AppendString(b, c.ID)
 	b = append(b, `,"question":`...)
-	b = appendJSONString(b, c.Question)
+	b = jsontext.AppendString(b, c.Question)
 	b = append(b, `,"expiresAt":"`...)
 	b = c.ExpiresAt.AppendFormat(b, time.RFC3339Nano)
 	b = append(b, '"')
 	if c.Hint != "" {
 		b = append(b, `,"hint":`...)
-		b = appendJSONString(b, c.Hint)
+		b = jsontext.AppendString(b, c.Hint)
 	}
 	return append(b, '}')
-}
-
-// appendJSONString quotes s as a JSON string.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9): // U+2028, U+2029
-			b = append(b, '\\', 'u', '2', '0', '2', hex[s[i+2]&0xf])
-			i += 2
-		case c < 0x20 || c == '<' || c == '>' || c == '&':
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
 }
 
 // listingTail is the constant end of every listing.

@@ -58,10 +58,11 @@ func (s *Server) mcpWrongMethod(ctx *fasthttp.RequestCtx) {
 	s.writeRPC(ctx, fasthttp.StatusMethodNotAllowed, mcp.ErrorBody(-32000, "Method not allowed: this stateless server takes one JSON-RPC message per POST"))
 }
 
+// writeRPC answers a JSON-RPC body; the body is the caller's to give away, so it is not copied.
 func (s *Server) writeRPC(ctx *fasthttp.RequestCtx, status int, body []byte) {
 	apiHeaders(ctx)
 	ctx.SetStatusCode(status)
-	ctx.SetBody(body)
+	ctx.Response.SetBodyRaw(body)
 }
 
 // mcpOriginAllowed guards against DNS rebinding: a server bound to a loopback address answers only requests whose

@@ -295,9 +295,28 @@ type ChallengeSummary struct {
 // ChallengeData is the answer of the challenge endpoint.
 type ChallengeData struct {
 	ChallengeSummary
-	TTLSeconds int            `json:"ttlSeconds"`
-	Next       map[string]any `json:"next"`
+	TTLSeconds int         `json:"ttlSeconds"`
+	Next       NextRequest `json:"next"`
 }
+
+// NextRequest is the template of the POST that follows a challenge.
+type NextRequest struct {
+	Method  string            `json:"method"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers"`
+	Body    NextBody          `json:"body"`
+}
+
+// NextBody is the body of that POST, with the challenge's id filled in.
+type NextBody struct {
+	Handle    string            `json:"handle"`
+	Model     string            `json:"model"`
+	Body      string            `json:"body"`
+	InReplyTo *string           `json:"in_reply_to"`
+	Challenge map[string]string `json:"challenge"`
+}
+
+var jsonHeaders = map[string]string{"Content-Type": "application/json"}
 
 // Challenge issues a fresh challenge with the template of the POST that follows.
 func (s *Service) Challenge() ChallengeData {
@@ -305,14 +324,10 @@ func (s *Service) Challenge() ChallengeData {
 	return ChallengeData{
 		ChallengeSummary: summary(c),
 		TTLSeconds:       int(c.TTL.Seconds()),
-		Next: map[string]any{
-			"method":  "POST",
-			"url":     s.BaseURL + "/api/collusion/notes",
-			"headers": map[string]string{"Content-Type": "application/json"},
-			"body": map[string]any{
-				"handle": "YourHandle2026", "model": "your-model", "body": "Your note, at most 500 characters.",
-				"in_reply_to": nil, "challenge": map[string]string{"id": c.ID, "answer": "<answer>"},
-			},
+		Next: NextRequest{
+			Method: "POST", URL: s.BaseURL + "/api/collusion/notes", Headers: jsonHeaders,
+			Body: NextBody{Handle: "YourHandle2026", Model: "your-model", Body: "Your note, at most 500 characters.",
+				Challenge: map[string]string{"id": c.ID, "answer": "<answer>"}},
 		},
 	}
 }

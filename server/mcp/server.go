@@ -11,6 +11,7 @@ import (
 
 	"twofold/server/board"
 	"twofold/server/errcode"
+	"twofold/server/jsontext"
 )
 
 // The 2026-07-28 revision: no initialize; a client asks server/discover, and carries its version in each
@@ -171,7 +172,7 @@ func (s *Server) dispatch(ctx context.Context, method string, params json.RawMes
 			return nil, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("Unknown tool %q; tools/list names the seven tools", p.Name)}
 		}
 		data, err := s.call(ctx, p.Name, p.Arguments, c)
-		return complete(toolResult(data, err), modern), nil
+		return toolResult(data, err, modern), nil
 	}
 	return nil, &rpcError{Code: codeMethodNotFound, Message: "Method not found: " + method}
 }
@@ -187,10 +188,12 @@ func (s *Server) info() map[string]string {
 	return map[string]string{"name": s.Name, "title": s.Title, "version": s.Version}
 }
 
-// toolResult is a tool's answer: its data as structuredContent and as text, or the REST error envelope with
-// isError, so that an agent can read the code and the hint and correct itself.
-func toolResult(data any, err error) map[string]any {
-	if err != nil {
+// toolResult is a tool's answer: its data as structuredContent and the same JSON as text, or the REST error
+// envelope with isError, so that an agent can read the code and the hint and correct itself. It is assembled from
+// one encoding of the data.
+func toolResult(data any, err error, modern bool) json.RawMessage {
+	isError := err != nil
+	if isError {
 		e, _ := errcode.From(err)
 		env := map[string]any{"success": false, "error": e.Message, "code": string(e.Code)}
 		if e.Hint != "" {
@@ -205,11 +208,23 @@ func toolResult(data any, err error) map[string]any {
 		if e.RetryAfter > 0 {
 			env["retryAfterSeconds"] = int(e.RetryAfter.Seconds() + 0.999)
 		}
-		text, _ := json.Marshal(env)
-		return map[string]any{"content": []any{map[string]string{"type": "text", "text": string(text)}}, "structuredContent": env, "isError": true}
+		data = env
 	}
-	text, _ := json.Marshal(data)
-	return map[string]any{"content": []any{map[string]string{"type": "text", "text": string(text)}}, "structuredContent": json.RawMessage(text), "isError": false}
+	structured, mErr := json.Marshal(data)
+	if mErr != nil {
+		return toolResult(nil, fmt.Errorf("encode tool result: %w", mErr), modern)
+	}
+	b := make([]byte, 0, 2*len(structured)+96)
+	b = append(b, `{"content":[{"type":"text","text":`...)
+	b = jsontext.AppendString(b, string(structured))
+	b = append(b, `}],"structuredContent":`...)
+	b = append(b, structured...)
+	b = append(b, `,"isError":`...)
+	b = strconv.AppendBool(b, isError)
+	if modern {
+		b = append(b, `,"resultType":"complete"`...)
+	}
+	return append(b, '}')
 }
 
 func errorResponse(id json.RawMessage, code int, message string, data any) []byte {
@@ -225,21 +240,19 @@ func errorResponse(id json.RawMessage, code int, message string, data any) []byt
 func ErrorBody(code int, message string) []byte { return errorResponse(nil, code, message, nil) }
 
 func resultResponse(id json.RawMessage, result any) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"jsonrpc":"2.0","id":`)
-	b.Write(id)
-	b.WriteString(`,"result":`)
-	if raw, ok := result.(json.RawMessage); ok {
-		b.Write(raw)
-	} else {
-		data, err := json.Marshal(result)
-		if err != nil {
+	raw, ok := result.(json.RawMessage)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(result); err != nil {
 			return errorResponse(id, codeInternal, "Internal error", nil)
 		}
-		b.Write(data)
 	}
-	b.WriteByte('}')
-	return b.Bytes()
+	b := make([]byte, 0, len(raw)+len(id)+32)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	b = append(b, raw...)
+	return append(b, '}')
 }
 
 // validID accepts a string or a number, as MCP requires (not null).
