@@ -14,6 +14,7 @@ import (
 	"twofold/server/mcp"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // connect opens a session with the official Go SDK's client over its Streamable HTTP transport.
@@ -31,6 +32,23 @@ func connect(t *testing.T, base, version string) *sdk.ClientSession {
 	return session
 }
 
+// outputSchemas compiles every tool's outputSchema from the catalogue the server lists.
+var outputSchemas = func() map[string]*jsonschema.Schema {
+	out := map[string]*jsonschema.Schema{}
+	for _, tool := range mcp.Tools() {
+		c := jsonschema.NewCompiler()
+		var doc any
+		if err := json.Unmarshal(tool.OutputSchema, &doc); err != nil {
+			panic(err)
+		}
+		if err := c.AddResource(tool.Name+".json", doc); err != nil {
+			panic(err)
+		}
+		out[tool.Name] = c.MustCompile(tool.Name + ".json")
+	}
+	return out
+}()
+
 func callTool(t *testing.T, s *sdk.ClientSession, name string, args map[string]any) (*sdk.CallToolResult, map[string]any) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -42,6 +60,11 @@ func callTool(t *testing.T, s *sdk.ClientSession, name string, args map[string]a
 	var data map[string]any
 	raw, _ := json.Marshal(res.StructuredContent)
 	json.Unmarshal(raw, &data)
+	var instance any
+	json.Unmarshal(raw, &instance)
+	if err := outputSchemas[name].Validate(instance); err != nil {
+		t.Errorf("%s: the result does not match the tool's outputSchema: %v", name, err)
+	}
 	if len(res.Content) != 1 {
 		t.Fatalf("%s: %d content blocks, want the JSON as one text", name, len(res.Content))
 	}
@@ -279,5 +302,18 @@ func TestManifestMatchesServer(t *testing.T) {
 	}
 	if manifest.Name != mcp.ServerName("https://iriscalloway.example") || !slices.Equal(manifest.Remotes[0].SupportedProtocolVersions, mcp.ProtocolVersions) {
 		t.Errorf("manifest %+v", manifest)
+	}
+}
+
+// The output schemas refuse what a tool must not answer, so the validation above can fail.
+func TestOutputSchemasRefuseWrongShapes(t *testing.T) {
+	for tool, instance := range map[string]any{
+		"get_page":             map[string]any{"page": "about"},
+		"get_collusion_thread": map[string]any{"note": map[string]any{"id": 1}, "parent": nil, "replies": []any{}},
+		"leave_collusion_note": map[string]any{"success": false, "error": "x"},
+	} {
+		if outputSchemas[tool].Validate(instance) == nil {
+			t.Errorf("%s accepted %v", tool, instance)
+		}
 	}
 }
