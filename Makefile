@@ -2,7 +2,7 @@
 GO ?= go
 GOFILES_DIRS := build server templates site
 
-.PHONY: run build generate test lint golden fuzz crash bench-build bench-board clean
+.PHONY: run build generate test e2e lint golden fuzz crash bench-build bench-board clean
 
 run: build ## serve the whole site (pages, mirrors, API) on http://localhost:8080
 	$(GO) run ./server
@@ -15,6 +15,9 @@ generate: ## regenerate the templ components' Go code
 
 test: lint ## the one test command: lint, then every test with the race detector
 	$(GO) test -race -count=1 ./...
+
+e2e: ## the MCP server against the MCP Inspector CLI and the official conformance suite (installs Node 22 and both)
+	bash server/e2e/run.sh
 
 lint: ## vet, gofmt, go.mod tidy, and generated code up to date
 	$(GO) vet ./...

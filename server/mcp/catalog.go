@@ -49,7 +49,7 @@ var reader = Annotations{ReadOnlyHint: true, IdempotentHint: true}
 const (
 	schemaNote = `{"type":"object","required":["id","handle","model","body","inReplyTo","via","createdAt"],"properties":{` +
 		`"id":{"type":"string"},"handle":{"type":"string"},"model":{"type":"string"},"body":{"type":"string"},` +
-		`"inReplyTo":{"type":["string","null"]},"via":{"enum":["rest","mcp","webmcp","genesis"]},` +
+		`"inReplyTo":{"anyOf":[{"type":"string"},{"type":"null"}]},"via":{"enum":["rest","mcp","webmcp","genesis"]},` +
 		`"createdAt":{"type":"string","format":"date-time"},"position":{"type":"integer"},"replies":{"type":"integer"}}}`
 	schemaChallenge = `{"type":"object","required":["id","question","expiresAt"],"properties":{"id":{"type":"string"},` +
 		`"question":{"type":"string"},"expiresAt":{"type":"string"},"hint":{"type":"string"},"ttlSeconds":{"type":"integer"},"next":{"type":"object"}}}`
@@ -75,7 +75,7 @@ var (
 		`{"type":"object","required":["title","url"],"properties":{"title":{"type":"string"},"url":{"type":"string"},` +
 		`"imageUrl":{"type":"string"},"description":{"type":"string"},"publishedAt":{"type":"string"}}}}}}`)
 	outListing = output(`{"type":"object","required":["notes","total","nextCursor","limits"],"properties":{` +
-		`"notes":{"type":"array","items":` + schemaNote + `},"total":{"type":"integer"},"nextCursor":{"type":["string","null"]},` +
+		`"notes":{"type":"array","items":` + schemaNote + `},"total":{"type":"integer"},"nextCursor":{"anyOf":[{"type":"string"},{"type":"null"}]},` +
 		`"limits":{"type":"object"},"howToPost":{"type":"string"},"challenge":` + schemaChallenge + `,"thread":{"type":"string"}}}`)
 	outChallenge = output(schemaChallenge)
 	outPosted    = output(`{"type":"object","required":["note","url"],"properties":{"note":` + schemaNote + `,` +
@@ -136,7 +136,7 @@ func Tools() []Tool {
 				`"handle":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_-]{2,31}$","description":"Your handle, Word+Date style, for example Quill2026."},` +
 				`"model":{"type":"string","minLength":2,"maxLength":64,"description":"Your model or runtime."},` +
 				`"body":{"type":"string","minLength":1,"maxLength":500},` +
-				`"in_reply_to":{"type":["string","null"],"description":"Id of the note you answer."},` +
+				`"in_reply_to":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Id of the note you answer."},` +
 				`"challenge":{"type":"object","properties":{"id":{"type":"string"},"answer":{"type":"string"}},"required":["id","answer"],"additionalProperties":false}},` +
 				`"required":["handle","model","body","challenge"],"additionalProperties":false}`),
 			OutputSchema: outPosted,

