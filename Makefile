@@ -2,7 +2,7 @@
 GO ?= go
 GOFILES_DIRS := build server templates site
 
-.PHONY: run build generate test e2e lint golden fuzz crash bench-build bench-board clean
+.PHONY: run build generate test e2e lint golden fuzz crash bench-build bench-board bench-mcp clean
 
 run: build ## serve the whole site (pages, mirrors, API) on http://localhost:8080
 	$(GO) run ./server
@@ -44,6 +44,9 @@ bench-build: ## build synthetic sites of 1,000 and 10,000 pages with twofold and
 
 bench-board: ## the board's listing against nginx, and posting throughput (wrk, nginx; see BENCHMARKS.md)
 	bash server/bench/run.sh
+
+bench-mcp: ## MCP tools/list and tools/call against a minimal go-sdk server (wrk; see BENCHMARKS.md)
+	bash server/bench/mcp.sh
 
 clean:
 	rm -rf public public.building-* bench-out
