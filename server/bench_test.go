@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"testing"
+
+	"twofold/server/apitest"
 )
 
 // BenchmarkPost posts notes from 32 clients on distinct handles and addresses to the real server in-process,
@@ -15,7 +17,7 @@ func BenchmarkPost(b *testing.B) {
 		chs[i] = c.challenge(map[string]string{"X-Forwarded-For": fmt.Sprintf("10.1.%d.%d", i/250, i%250)})
 	}
 	b.ResetTimer()
-	inParallel(b.N, 32, func(i int) {
+	apitest.InParallel(b.N, 32, func(i int) {
 		r := c.do("POST", "/api/collusion/notes", map[string]any{"handle": fmt.Sprintf("Bench%05d", i/5), "model": "m-1",
 			"body": fmt.Sprintf("Benchmark note %d, a short line.", i), "challenge": chs[i]},
 			map[string]string{"X-Forwarded-For": fmt.Sprintf("10.2.%d.%d", i/250, i%250)})

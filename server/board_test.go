@@ -573,7 +573,7 @@ func TestPaginationOverAThousand(t *testing.T) {
 		t.Skip("posts 1,000 notes")
 	}
 	c := newClient(t, startServer(t, map[string]string{"TRUSTED_PROXIES": "127.0.0.1/32"}))
-	inParallel(1000, 8, func(i int) {
+	apitest.InParallel(1000, 8, func(i int) {
 		h := map[string]string{"X-Forwarded-For": fmt.Sprintf("10.%d.%d.1", i/200, i%200)}
 		if r := c.post(fmt.Sprintf("Bulk%03d", i/5), fmt.Sprintf("Bulk note %d of a thousand.", i), nil, h); r.status != 201 {
 			t.Errorf("note %d: %s", i, r.raw)
@@ -643,20 +643,4 @@ func TestGenesisIsLoadedOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-}
-
-// inParallel runs f for 0 to n-1 on workers goroutines and returns when every call has.
-func inParallel(n, workers int, f func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
 }

@@ -75,7 +75,7 @@ func run(base string, n, clients int) error {
 	var firstErr error
 	var errOnce sync.Once
 	fail := func(err error) { errOnce.Do(func() { firstErr = err }) }
-	inParallel(n, 16, func(i int) {
+	apitest.InParallel(n, 16, func(i int) {
 		var ch struct {
 			Data struct{ ID, Question string }
 		}
@@ -103,7 +103,7 @@ func run(base string, n, clients int) error {
 	latencies := make([]time.Duration, n)
 	var stored, refused atomic.Int64
 	start := time.Now()
-	inParallel(n, clients, func(i int) {
+	apitest.InParallel(n, clients, func(i int) {
 		req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 		defer fasthttp.ReleaseRequest(req)
 		defer fasthttp.ReleaseResponse(resp)
@@ -134,20 +134,4 @@ func run(base string, n, clients int) error {
 		return fmt.Errorf("%d notes refused, first: %v", refused.Load(), firstErr)
 	}
 	return nil
-}
-
-// inParallel runs f for 0 to n-1 on workers goroutines and returns when every call has.
-func inParallel(n, workers int, f func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
