@@ -46,6 +46,7 @@ type Server struct {
 	pages        pageCache
 	listingTail  []byte
 	rulePrefixes []string // literalPrefix of each rule
+	loopbackBind bool     // ADDR is a loopback address: MCP answers only local origins
 }
 
 // Deps are the capabilities the server answers for; a nil one has no routes.
@@ -65,6 +66,7 @@ func New(cfg config.Config, site *content.Site, log *slog.Logger, deps Deps) *Se
 	for _, r := range s.rules {
 		s.rulePrefixes = append(s.rulePrefixes, literalPrefix(r.From))
 	}
+	s.loopbackBind = boundToLoopback(cfg.Addr)
 	now := deps.Now
 	if now == nil {
 		now = time.Now

@@ -43,13 +43,12 @@ func (s *Server) postMCP(ctx *fasthttp.RequestCtx) {
 		s.writeRPC(ctx, fasthttp.StatusTooManyRequests, mcp.ErrorBody(-32000, "Too many requests from this address: wait "+strconv.Itoa(secs)+" seconds"))
 		return
 	}
-	status, body := s.mcp.Handle(ctx, mcp.Call{Body: ctx.PostBody(), Version: version, Client: s.clientIP(ctx).String()})
-	if body == nil {
-		ctx.Response.Header.Set("Access-Control-Allow-Origin", "*")
-		ctx.SetStatusCode(status)
-		return
+	apiHeaders(ctx)
+	status := s.mcp.HandleTo(ctx, mcp.Call{Body: ctx.PostBody(), Version: version, Client: s.clientIP(ctx).String()}, ctx)
+	ctx.SetStatusCode(status)
+	if status == fasthttp.StatusAccepted { // no body, so no content type
+		ctx.Response.Header.Del("Content-Type")
 	}
-	s.writeRPC(ctx, status, body)
 }
 
 // mcpWrongMethod answers GET and DELETE: there is no standalone event stream and no session to end.
@@ -68,8 +67,7 @@ func (s *Server) writeRPC(ctx *fasthttp.RequestCtx, status int, body []byte) {
 // mcpOriginAllowed guards against DNS rebinding: a server bound to a loopback address answers only requests whose
 // Host and Origin are local. A server bound publicly answers any origin.
 func (s *Server) mcpOriginAllowed(ctx *fasthttp.RequestCtx) bool {
-	host, _, err := net.SplitHostPort(s.cfg.Addr)
-	if err != nil || !loopback(host) {
+	if !s.loopbackBind {
 		return true
 	}
 	if h := string(ctx.Host()); !loopback(hostOnly(h)) {
@@ -82,6 +80,12 @@ func (s *Server) mcpOriginAllowed(ctx *fasthttp.RequestCtx) bool {
 		}
 	}
 	return true
+}
+
+// boundToLoopback reports whether the listen address is a loopback one.
+func boundToLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	return err == nil && loopback(host)
 }
 
 func hostOnly(hostport string) string {

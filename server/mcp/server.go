@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -91,36 +92,69 @@ type rpcError struct {
 // Handle answers one message with an HTTP status and a body: 200 and a JSON-RPC response; 202 and no body for a
 // notification or a response; 400 and a JSON-RPC error for malformed JSON (-32700) or an invalid message (-32600).
 func (s *Server) Handle(ctx context.Context, c Call) (int, []byte) {
+	var b bytes.Buffer
+	status := s.HandleTo(ctx, c, &b)
+	if b.Len() == 0 {
+		return status, nil
+	}
+	return status, b.Bytes()
+}
+
+// HandleTo is Handle writing the body to w, so that a transport can hand over its own buffer.
+func (s *Server) HandleTo(ctx context.Context, c Call, w io.Writer) int {
+	status, body, result := s.handle(ctx, c)
+	if result == nil {
+		w.Write(body)
+		return status
+	}
+	// A result is written in pieces around the request's id, never copied into one slice first.
+	io.WriteString(w, `{"jsonrpc":"2.0","id":`)
+	w.Write(body)
+	io.WriteString(w, `,"result":`)
+	w.Write(result)
+	io.WriteString(w, "}")
+	return status
+}
+
+// handle returns a status and either a whole body, or an id and an encoded result.
+func (s *Server) handle(ctx context.Context, c Call) (status int, body, result []byte) {
 	var req request
 	if err := json.Unmarshal(c.Body, &req); err != nil {
 		var syntax *json.SyntaxError
 		if len(bytes.TrimSpace(c.Body)) == 0 || errorAs(err, &syntax) {
-			return http.StatusBadRequest, errorResponse(nil, codeParse, "Parse error: the body is not JSON", nil)
+			return http.StatusBadRequest, errorResponse(nil, codeParse, "Parse error: the body is not JSON", nil), nil
 		}
-		return http.StatusBadRequest, errorResponse(nil, codeInvalidRequest, "Invalid Request: send one JSON-RPC 2.0 object per request", nil)
+		return http.StatusBadRequest, errorResponse(nil, codeInvalidRequest, "Invalid Request: send one JSON-RPC 2.0 object per request", nil), nil
 	}
 	id := req.ID
 	if req.JSONRPC != "2.0" || (len(id) > 0 && !validID(id)) {
-		return http.StatusBadRequest, errorResponse(nil, codeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0" and "id" a string or a number`, nil)
+		return http.StatusBadRequest, errorResponse(nil, codeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0" and "id" a string or a number`, nil), nil
 	}
 	if req.Method == nil {
 		if len(id) > 0 { // a response to a request the server never sends
-			return http.StatusAccepted, nil
+			return http.StatusAccepted, nil, nil
 		}
-		return http.StatusBadRequest, errorResponse(nil, codeInvalidRequest, `Invalid Request: "method" is required`, nil)
+		return http.StatusBadRequest, errorResponse(nil, codeInvalidRequest, `Invalid Request: "method" is required`, nil), nil
 	}
 	if len(id) == 0 { // a notification: nothing to answer
-		return http.StatusAccepted, nil
+		return http.StatusAccepted, nil, nil
 	}
 	version := c.Version
 	if v := metaString(req.Params, metaVersion); v != "" {
 		version = v
 	}
-	result, rerr := s.dispatch(ctx, *req.Method, req.Params, version, c)
+	res, rerr := s.dispatch(ctx, *req.Method, req.Params, version, c)
 	if rerr != nil {
-		return http.StatusOK, errorResponse(id, rerr.Code, rerr.Message, rerr.Data)
+		return http.StatusOK, errorResponse(id, rerr.Code, rerr.Message, rerr.Data), nil
 	}
-	return http.StatusOK, resultResponse(id, result)
+	raw, ok := res.(json.RawMessage)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(res); err != nil {
+			return http.StatusOK, errorResponse(id, codeInternal, "Internal error", nil), nil
+		}
+	}
+	return http.StatusOK, id, raw
 }
 
 func (s *Server) dispatch(ctx context.Context, method string, params json.RawMessage, version string, c Call) (any, *rpcError) {
@@ -238,22 +272,6 @@ func errorResponse(id json.RawMessage, code int, message string, data any) []byt
 // ErrorBody is a JSON-RPC error without an id, for answers outside the protocol (a wrong HTTP method, a refused
 // origin, a rate limit).
 func ErrorBody(code int, message string) []byte { return errorResponse(nil, code, message, nil) }
-
-func resultResponse(id json.RawMessage, result any) []byte {
-	raw, ok := result.(json.RawMessage)
-	if !ok {
-		var err error
-		if raw, err = json.Marshal(result); err != nil {
-			return errorResponse(id, codeInternal, "Internal error", nil)
-		}
-	}
-	b := make([]byte, 0, len(raw)+len(id)+32)
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, id...)
-	b = append(b, `,"result":`...)
-	b = append(b, raw...)
-	return append(b, '}')
-}
 
 // validID accepts a string or a number, as MCP requires (not null).
 func validID(id json.RawMessage) bool {
