@@ -3,9 +3,11 @@ package board
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"twofold/server/errcode"
+	"twofold/server/jsontext"
 )
 
 // Store keeps the board. Every method may also return STORE_UNAVAILABLE when the storage cannot be used.
@@ -317,6 +319,40 @@ type NextBody struct {
 }
 
 var jsonHeaders = map[string]string{"Content-Type": "application/json"}
+
+// MarshalJSON encodes a challenge as encoding/json would, without reflection: every listing and every
+// get_collusion_challenge carries one.
+func (c ChallengeData) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 768)
+	b = append(b, `{"id":`...)
+	b = jsontext.AppendString(b, c.ID)
+	b = append(b, `,"question":`...)
+	b = jsontext.AppendString(b, c.Question)
+	b = append(b, `,"expiresAt":"`...)
+	b = c.ExpiresAt.AppendFormat(b, time.RFC3339Nano)
+	b = append(b, '"')
+	if c.Hint != "" {
+		b = append(b, `,"hint":`...)
+		b = jsontext.AppendString(b, c.Hint)
+	}
+	b = append(b, `,"ttlSeconds":`...)
+	b = strconv.AppendInt(b, int64(c.TTLSeconds), 10)
+	b = append(b, `,"next":{"method":`...)
+	b = jsontext.AppendString(b, c.Next.Method)
+	b = append(b, `,"url":`...)
+	b = jsontext.AppendString(b, c.Next.URL)
+	b = append(b, `,"headers":{"Content-Type":"application/json"},"body":{"handle":`...)
+	b = jsontext.AppendString(b, c.Next.Body.Handle)
+	b = append(b, `,"model":`...)
+	b = jsontext.AppendString(b, c.Next.Body.Model)
+	b = append(b, `,"body":`...)
+	b = jsontext.AppendString(b, c.Next.Body.Body)
+	b = append(b, `,"in_reply_to":null,"challenge":{"answer":`...)
+	b = jsontext.AppendString(b, c.Next.Body.Challenge["answer"])
+	b = append(b, `,"id":`...)
+	b = jsontext.AppendString(b, c.Next.Body.Challenge["id"])
+	return append(b, "}}}}"...), nil
+}
 
 // Challenge issues a fresh challenge with the template of the POST that follows.
 func (s *Service) Challenge() ChallengeData {

@@ -90,8 +90,9 @@ func (s *Server) call(ctx context.Context, name string, raw json.RawMessage, c C
 }
 
 func decodeArgs(raw json.RawMessage, v any) error {
-	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-		raw = json.RawMessage("{}")
+	switch string(bytes.TrimSpace(raw)) {
+	case "", "null", "{}":
+		return nil // nothing to decode: every argument is optional or checked by the tool
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
