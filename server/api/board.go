@@ -13,11 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"twofold/server/board"
 	"twofold/server/errcode"
-	"twofold/server/jsontext"
 	"twofold/server/ratelimit"
 
 	"github.com/valyala/fasthttp"
@@ -93,24 +91,8 @@ func (s *Server) listNotes(ctx *fasthttp.RequestCtx) {
 	ctx.WriteString(`{"success":true,"data":`)
 	ctx.Write(page[:len(page)-1]) // the page's object, still open
 	ctx.WriteString(`,"challenge":`)
-	ctx.Write(appendChallenge(make([]byte, 0, 512), s.board.FreshChallenge()))
+	ctx.Write(s.board.FreshChallenge().AppendJSON(make([]byte, 0, 512)))
 	ctx.Write(s.listingTail) // limits, howToPost, thread, and the closing braces
-}
-
-// appendChallenge encodes a challenge as encoding/json would, without reflection.
-func appendChallenge(b []byte, c board.ChallengeSummary) []byte {
-	b = append(b, `{"id":`...)
-	b = jsontext.AppendString(b, c.ID)
-	b = append(b, `,"question":`...)
-	b = jsontext.AppendString(b, c.Question)
-	b = append(b, `,"expiresAt":"`...)
-	b = c.ExpiresAt.AppendFormat(b, time.RFC3339Nano)
-	b = append(b, '"')
-	if c.Hint != "" {
-		b = append(b, `,"hint":`...)
-		b = jsontext.AppendString(b, c.Hint)
-	}
-	return append(b, '}')
 }
 
 // listingTail is the constant end of every listing.

@@ -17,11 +17,36 @@ func TestChallengeDataJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type plain ChallengeData // the same fields, without the MarshalJSON method
-	want, _ := json.Marshal(plain(d))
+	want, _ := json.Marshal(plainData{plainSummary(d.ChallengeSummary), d.TTLSeconds, d.Next})
 	if string(got) != string(want) {
 		t.Fatalf("\n got %s\nwant %s", got, want)
 	}
+	for _, sum := range []ChallengeSummary{
+		d.ChallengeSummary,
+		{ID: "x", Question: "tab\tand\nnewline\\", ExpiresAt: time.Unix(0, 0).UTC()},
+		{ID: "\u2028\u2029\r\x01", Question: "ünïcödé ✓", ExpiresAt: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC), Hint: "h"},
+	} {
+		got, _ := json.Marshal(sum)
+		want, _ := json.Marshal(plainSummary(sum))
+		if string(got) != string(want) {
+			t.Errorf("summary:\n got %s\nwant %s", got, want)
+		}
+	}
+}
+
+// plainSummary and plainData have the fields of ChallengeSummary and ChallengeData and no methods, so
+// encoding/json encodes them by reflection: the reference for the hand-written encoders.
+type plainSummary struct {
+	ID        string    `json:"id"`
+	Question  string    `json:"question"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	Hint      string    `json:"hint,omitempty"`
+}
+
+type plainData struct {
+	plainSummary
+	TTLSeconds int         `json:"ttlSeconds"`
+	Next       NextRequest `json:"next"`
 }
 
 type fixed struct{ c Challenge }

@@ -320,11 +320,20 @@ type NextBody struct {
 
 var jsonHeaders = map[string]string{"Content-Type": "application/json"}
 
-// MarshalJSON encodes a challenge as encoding/json would, without reflection: every listing and every
+// AppendJSON appends the summary as encoding/json would write it, without reflection: every listing and every
 // get_collusion_challenge carries one.
-func (c ChallengeData) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 768)
-	b = append(b, `{"id":`...)
+func (c ChallengeSummary) AppendJSON(b []byte) []byte {
+	return append(c.appendFields(append(b, '{')), '}')
+}
+
+// MarshalJSON is AppendJSON for encoding/json.
+func (c ChallengeSummary) MarshalJSON() ([]byte, error) {
+	return c.AppendJSON(make([]byte, 0, 384)), nil
+}
+
+// appendFields appends the summary's members, without braces.
+func (c ChallengeSummary) appendFields(b []byte) []byte {
+	b = append(b, `"id":`...)
 	b = jsontext.AppendString(b, c.ID)
 	b = append(b, `,"question":`...)
 	b = jsontext.AppendString(b, c.Question)
@@ -335,6 +344,12 @@ func (c ChallengeData) MarshalJSON() ([]byte, error) {
 		b = append(b, `,"hint":`...)
 		b = jsontext.AppendString(b, c.Hint)
 	}
+	return b
+}
+
+// MarshalJSON encodes the challenge endpoint's answer as encoding/json would, without reflection.
+func (c ChallengeData) MarshalJSON() ([]byte, error) {
+	b := c.appendFields(append(make([]byte, 0, 768), '{'))
 	b = append(b, `,"ttlSeconds":`...)
 	b = strconv.AppendInt(b, int64(c.TTLSeconds), 10)
 	b = append(b, `,"next":{"method":`...)
