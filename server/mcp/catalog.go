@@ -1,5 +1,6 @@
-// Package mcp is the site's MCP server: the catalogue of its seven tools, shared with the build's discovery
-// manifest so that the two cannot disagree, and (with the MCP issue) the stateless Streamable HTTP transport.
+// Package mcp is the site's MCP server without its HTTP: the catalogue of its seven tools (shared with the build's
+// discovery manifest, so the two cannot disagree) and the stateless JSON-RPC protocol; server/api carries it over
+// Streamable HTTP.
 package mcp
 
 import (
