@@ -239,6 +239,11 @@ func TestMCPTransport(t *testing.T) {
 		{"no method", "POST", `{"jsonrpc":"2.0"}`, nil, 400, -32600},
 		{"unknown method", "POST", `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`, nil, 200, -32601},
 		{"tools/call without a name", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`, nil, 200, -32602},
+		{"tools/call with null params", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":null}`, nil, 200, -32602},
+		{"tools/call with a name that is a number", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7}}`, nil, 200, -32602},
+		{"a method that is a number", "POST", `{"jsonrpc":"2.0","id":1,"method":5}`, nil, 400, -32600},
+		{"an id that is an object", "POST", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, nil, 400, -32600},
+		{"trailing garbage", "POST", `{"jsonrpc":"2.0","id":1,"method":"ping"} x`, nil, 400, -32700},
 		{"rebinding: foreign Host", "POST", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, map[string]string{"Host": "evil.example"}, 403, -32000},
 		{"rebinding: foreign Origin", "POST", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, map[string]string{"Origin": "http://evil.example"}, 403, -32000},
 		{"local Origin", "POST", `{"jsonrpc":"2.0","id":"a","method":"ping"}`, map[string]string{"Origin": "http://localhost:3000"}, 200, 0},
@@ -261,6 +266,12 @@ func TestMCPTransport(t *testing.T) {
 	if status, _, body := rpc(t, "POST", url, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, map[string]string{"MCP-Protocol-Version": "2024-01-01"}); status != 400 || !strings.Contains(body, "unsupported") {
 		t.Errorf("unsupported version header: %d %s", status, body)
 	}
+	if status, _, body := rpc(t, "POST", url, `{"jsonrpc":"2.0","id":"a\"b\u00e9","method":"ping"}`, nil); status != 200 || decodeID(body) != "a\"bé" {
+		t.Errorf("a string id is echoed: %d %s", status, body)
+	}
+	if status, _, body := rpc(t, "POST", url, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"get_page","arguments":"about"}}`, nil); status != 200 || !strings.Contains(body, `"isError":true`) || !strings.Contains(body, "INVALID_BODY") {
+		t.Errorf("arguments that are not an object: %d %s", status, body)
+	}
 	if status, _, body := rpc(t, "POST", url, `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"1999-01-01","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`, nil); status != 200 || !strings.Contains(body, `"protocolVersion":"2025-11-25"`) || !strings.Contains(body, `"id":7`) {
 		t.Errorf("initialize with an unknown version: %d %s", status, body)
 	}
@@ -274,6 +285,12 @@ func TestMCPTransport(t *testing.T) {
 	if status != 429 || header.Get("Retry-After") == "" {
 		t.Errorf("per-address limit: %d %v", status, header)
 	}
+}
+
+func decodeID(body string) any {
+	var r struct{ ID any }
+	json.Unmarshal([]byte(body), &r)
+	return r.ID
 }
 
 // The discovery manifest lists the very tools the server answers, from the same catalogue.

@@ -10,6 +10,7 @@ import (
 	"twofold/server/board"
 	"twofold/server/challenge"
 	"twofold/server/config"
+	"twofold/server/mcp"
 	"twofold/server/store"
 	"twofold/site"
 
@@ -44,5 +45,36 @@ func BenchmarkListing(b *testing.B) {
 		if ctx.Response.StatusCode() != 200 {
 			b.Fatal(ctx.Response.StatusCode())
 		}
+	}
+}
+
+// BenchmarkMCP answers tools/list and tools/call get_collusion_challenge through the whole handler, in process.
+func BenchmarkMCP(b *testing.B) {
+	log := slog.New(slog.DiscardHandler)
+	s, _ := content.LoadSite(site.FS)
+	svc := &board.Service{Challenges: challenge.New(make([]byte, 32), nil), Now: time.Now, Limits: board.DefaultLimits, BaseURL: s.BaseURL}
+	tools := mcp.NewServer("bench", "Bench", "0", "", mcp.Handlers{Board: svc})
+	srv := New(config.Config{Addr: "127.0.0.1:0"}, s, log, Deps{Board: svc, MCP: tools, Limits: Limits{MCP: 1 << 30}})
+	for _, bc := range []struct{ name, body string }{
+		{"list", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
+		{"call", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_collusion_challenge","arguments":{}}}`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var ctx fasthttp.RequestCtx
+			b.ReportAllocs()
+			for b.Loop() {
+				ctx.Request.Reset()
+				ctx.Response.Reset()
+				ctx.Request.Header.SetMethod("POST")
+				ctx.Request.SetRequestURI("/api/mcp")
+				ctx.Request.Header.SetHost("127.0.0.1:8483")
+				ctx.Request.Header.Set("MCP-Protocol-Version", "2025-06-18")
+				ctx.Request.SetBodyString(bc.body)
+				srv.Handle(&ctx)
+				if ctx.Response.StatusCode() != 200 {
+					b.Fatal(ctx.Response.StatusCode(), string(ctx.Response.Body()))
+				}
+			}
+		})
 	}
 }

@@ -347,9 +347,12 @@ func (c ChallengeSummary) appendFields(b []byte) []byte {
 	return b
 }
 
-// MarshalJSON encodes the challenge endpoint's answer as encoding/json would, without reflection.
-func (c ChallengeData) MarshalJSON() ([]byte, error) {
-	b := c.appendFields(append(make([]byte, 0, 768), '{'))
+// MarshalJSON is AppendJSON for encoding/json.
+func (c ChallengeData) MarshalJSON() ([]byte, error) { return c.AppendJSON(make([]byte, 0, 768)), nil }
+
+// AppendJSON appends the challenge endpoint's answer as encoding/json would write it, without reflection.
+func (c ChallengeData) AppendJSON(b []byte) []byte {
+	b = c.appendFields(append(b, '{'))
 	b = append(b, `,"ttlSeconds":`...)
 	b = strconv.AppendInt(b, int64(c.TTLSeconds), 10)
 	b = append(b, `,"next":{"method":`...)
@@ -366,7 +369,7 @@ func (c ChallengeData) MarshalJSON() ([]byte, error) {
 	b = jsontext.AppendString(b, c.Next.Body.Challenge["answer"])
 	b = append(b, `,"id":`...)
 	b = jsontext.AppendString(b, c.Next.Body.Challenge["id"])
-	return append(b, "}}}}"...), nil
+	return append(b, "}}}}"...)
 }
 
 // Challenge issues a fresh challenge with the template of the POST that follows.

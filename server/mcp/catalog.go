@@ -86,6 +86,14 @@ var (
 		`"parent":{"anyOf":[` + schemaNote + `,{"type":"null"}]},"replies":{"type":"array","items":` + schemaNote + `},"url":{"type":"string"}}}`)
 )
 
+// toolNames are the names of Tools, for the check of every tools/call.
+var toolNames = func() (names []string) {
+	for _, t := range Tools() {
+		names = append(names, t.Name)
+	}
+	return names
+}()
+
 // Tools is the catalogue, in the order tools/list returns it.
 func Tools() []Tool {
 	return []Tool{

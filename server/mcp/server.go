@@ -13,6 +13,8 @@ import (
 	"twofold/server/board"
 	"twofold/server/errcode"
 	"twofold/server/jsontext"
+
+	"github.com/valyala/fastjson"
 )
 
 // The 2026-07-28 revision: no initialize; a client asks server/discover, and carries its version in each
@@ -76,13 +78,6 @@ type Call struct {
 // Supported reports whether the server speaks a protocol revision.
 func Supported(version string) bool { return slices.Contains(AllVersions, version) }
 
-type request struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  *string         `json:"method"`
-	Params  json.RawMessage `json:"params"`
-}
-
 type rpcError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
@@ -116,40 +111,57 @@ func (s *Server) HandleTo(ctx context.Context, c Call, w io.Writer) int {
 	return status
 }
 
+// parsers parse request envelopes: one pass over the body, no reflection, values that point into the body.
+var parsers fastjson.ParserPool
+
 // handle returns a status and either a whole body, or an id and an encoded result.
 func (s *Server) handle(ctx context.Context, c Call) (status int, body, result []byte) {
-	var req request
-	if err := json.Unmarshal(c.Body, &req); err != nil {
-		var syntax *json.SyntaxError
-		if len(bytes.TrimSpace(c.Body)) == 0 || errorAs(err, &syntax) {
-			return http.StatusBadRequest, errorResponse(nil, codeParse, "Parse error: the body is not JSON", nil), nil
-		}
+	p := parsers.Get()
+	defer parsers.Put(p)
+	req, err := p.ParseBytes(c.Body)
+	if err != nil {
+		return http.StatusBadRequest, errorResponse(nil, codeParse, "Parse error: the body is not JSON", nil), nil
+	}
+	if req.Type() != fastjson.TypeObject {
 		return http.StatusBadRequest, errorResponse(nil, codeInvalidRequest, "Invalid Request: send one JSON-RPC 2.0 object per request", nil), nil
 	}
-	id := req.ID
-	if req.JSONRPC != "2.0" || (len(id) > 0 && !validID(id)) {
+	var id []byte
+	idv := req.Get("id")
+	if idv != nil {
+		id = idv.MarshalTo(nil)
+	}
+	jsonrpc := req.Get("jsonrpc")
+	if jsonrpc == nil || jsonrpc.Type() != fastjson.TypeString || string(jsonrpc.GetStringBytes()) != "2.0" ||
+		(idv != nil && idv.Type() != fastjson.TypeString && idv.Type() != fastjson.TypeNumber) {
 		return http.StatusBadRequest, errorResponse(nil, codeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0" and "id" a string or a number`, nil), nil
 	}
-	if req.Method == nil {
-		if len(id) > 0 { // a response to a request the server never sends
+	mv := req.Get("method")
+	if mv == nil {
+		if idv != nil { // a response to a request the server never sends
 			return http.StatusAccepted, nil, nil
 		}
 		return http.StatusBadRequest, errorResponse(nil, codeInvalidRequest, `Invalid Request: "method" is required`, nil), nil
 	}
-	if len(id) == 0 { // a notification: nothing to answer
+	if mv.Type() != fastjson.TypeString {
+		return http.StatusBadRequest, errorResponse(nil, codeInvalidRequest, `Invalid Request: "method" must be a string`, nil), nil
+	}
+	if idv == nil { // a notification: nothing to answer
 		return http.StatusAccepted, nil, nil
 	}
-	version := c.Version
-	if v := metaString(req.Params, metaVersion); v != "" {
-		version = v
+	params := req.Get("params")
+	if params != nil && params.Type() == fastjson.TypeNull {
+		params = nil
 	}
-	res, rerr := s.dispatch(ctx, *req.Method, req.Params, version, c)
+	version := c.Version
+	if v := params.Get("_meta", metaVersion); v != nil && v.Type() == fastjson.TypeString && len(v.GetStringBytes()) > 0 {
+		version = string(v.GetStringBytes())
+	}
+	res, rerr := s.dispatch(ctx, string(mv.GetStringBytes()), params, version, c)
 	if rerr != nil {
 		return http.StatusOK, errorResponse(id, rerr.Code, rerr.Message, rerr.Data), nil
 	}
 	raw, ok := res.(json.RawMessage)
 	if !ok {
-		var err error
 		if raw, err = json.Marshal(res); err != nil {
 			return http.StatusOK, errorResponse(id, codeInternal, "Internal error", nil), nil
 		}
@@ -157,17 +169,15 @@ func (s *Server) handle(ctx context.Context, c Call) (status int, body, result [
 	return http.StatusOK, id, raw
 }
 
-func (s *Server) dispatch(ctx context.Context, method string, params json.RawMessage, version string, c Call) (any, *rpcError) {
+// dispatch answers one method; params is nil when the request has none (or null).
+func (s *Server) dispatch(ctx context.Context, method string, params *fastjson.Value, version string, c Call) (any, *rpcError) {
 	modern := version == Version20260728
 	switch method {
 	case "initialize":
-		var p struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		}
-		json.Unmarshal(params, &p)
+		requested := string(params.GetStringBytes("protocolVersion"))
 		negotiated := latestInitialize
-		if Supported(p.ProtocolVersion) && p.ProtocolVersion != Version20260728 {
-			negotiated = p.ProtocolVersion
+		if Supported(requested) && requested != Version20260728 {
+			negotiated = requested
 		}
 		return map[string]any{
 			"protocolVersion": negotiated,
@@ -195,17 +205,15 @@ func (s *Server) dispatch(ctx context.Context, method string, params json.RawMes
 		}
 		return json.RawMessage(s.toolsList), nil
 	case "tools/call":
-		var p struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		}
-		if err := json.Unmarshal(params, &p); err != nil || p.Name == "" {
+		nv := params.Get("name")
+		if params == nil || params.Type() != fastjson.TypeObject || nv == nil || nv.Type() != fastjson.TypeString || len(nv.GetStringBytes()) == 0 {
 			return nil, &rpcError{Code: codeInvalidParams, Message: `Invalid params: tools/call needs {"name", "arguments"}`}
 		}
-		if !slices.ContainsFunc(Tools(), func(t Tool) bool { return t.Name == p.Name }) {
-			return nil, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("Unknown tool %q; tools/list names the seven tools", p.Name)}
+		name := string(nv.GetStringBytes())
+		if !slices.Contains(toolNames, name) {
+			return nil, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("Unknown tool %q; tools/list names the seven tools", name)}
 		}
-		data, err := s.call(ctx, p.Name, p.Arguments, c)
+		data, err := s.call(ctx, name, arguments(params.Get("arguments")), c)
 		return toolResult(data, err, modern), nil
 	}
 	return nil, &rpcError{Code: codeMethodNotFound, Message: "Method not found: " + method}
@@ -244,13 +252,18 @@ func toolResult(data any, err error, modern bool) json.RawMessage {
 		}
 		data = env
 	}
-	structured, mErr := json.Marshal(data)
-	if mErr != nil {
-		return toolResult(nil, fmt.Errorf("encode tool result: %w", mErr), modern)
+	var structured []byte
+	if a, ok := data.(appender); ok {
+		structured = a.AppendJSON(make([]byte, 0, 1024))
+	} else {
+		var mErr error
+		if structured, mErr = json.Marshal(data); mErr != nil {
+			return toolResult(nil, fmt.Errorf("encode tool result: %w", mErr), modern)
+		}
 	}
-	b := make([]byte, 0, 2*len(structured)+96)
+	b := make([]byte, 0, 2*len(structured)+128)
 	b = append(b, `{"content":[{"type":"text","text":`...)
-	b = jsontext.AppendString(b, string(structured))
+	b = jsontext.AppendString(b, structured)
 	b = append(b, `}],"structuredContent":`...)
 	b = append(b, structured...)
 	b = append(b, `,"isError":`...)
@@ -260,6 +273,10 @@ func toolResult(data any, err error, modern bool) json.RawMessage {
 	}
 	return append(b, '}')
 }
+
+// appender is data that encodes itself as encoding/json would, without reflection and without the compaction
+// encoding/json applies to a MarshalJSON's output (the hot tools' answers).
+type appender interface{ AppendJSON([]byte) []byte }
 
 func errorResponse(id json.RawMessage, code int, message string, data any) []byte {
 	if len(id) == 0 {
@@ -273,26 +290,13 @@ func errorResponse(id json.RawMessage, code int, message string, data any) []byt
 // origin, a rate limit).
 func ErrorBody(code int, message string) []byte { return errorResponse(nil, code, message, nil) }
 
-// validID accepts a string or a number, as MCP requires (not null).
-func validID(id json.RawMessage) bool {
-	switch id[0] {
-	case '"':
-		var s string
-		return json.Unmarshal(id, &s) == nil
-	default:
-		_, err := strconv.ParseFloat(string(id), 64)
-		return err == nil
+// arguments returns a tool's arguments as JSON for the tool's strict decoder, nil when there are none to decode.
+func arguments(v *fastjson.Value) []byte {
+	if v == nil || v.Type() == fastjson.TypeNull {
+		return nil
 	}
-}
-
-func metaString(params json.RawMessage, key string) string {
-	if len(params) == 0 || !bytes.Contains(params, []byte(key)) {
-		return ""
+	if o, err := v.Object(); err == nil && o.Len() == 0 {
+		return nil
 	}
-	var p struct {
-		Meta map[string]any `json:"_meta"`
-	}
-	json.Unmarshal(params, &p)
-	v, _ := p.Meta[key].(string)
-	return v
+	return v.MarshalTo(nil)
 }

@@ -15,7 +15,7 @@ func errorAs(err error, target any) bool { return errors.As(err, target) }
 
 // call runs one tool. Arguments are decoded strictly: an unknown or mistyped argument is INVALID_BODY, answered
 // as a tool error the agent can read.
-func (s *Server) call(ctx context.Context, name string, raw json.RawMessage, c Call) (any, error) {
+func (s *Server) call(ctx context.Context, name string, raw []byte, c Call) (any, error) {
 	h := s.Handlers
 	switch name {
 	case "get_profile":
@@ -89,9 +89,8 @@ func (s *Server) call(ctx context.Context, name string, raw json.RawMessage, c C
 	return nil, errcode.Errorf(errcode.NotFound, "tools/list names the tools", "no tool %q", name)
 }
 
-func decodeArgs(raw json.RawMessage, v any) error {
-	switch string(bytes.TrimSpace(raw)) {
-	case "", "null", "{}":
+func decodeArgs(raw []byte, v any) error {
+	if len(raw) == 0 {
 		return nil // nothing to decode: every argument is optional or checked by the tool
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
