@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"sync"
 
 	"twofold/server/board"
 	"twofold/server/errcode"
@@ -58,13 +59,14 @@ type Server struct {
 	Name, Title, Version, Instructions string
 	Handlers                           Handlers
 
-	toolsList []byte // the encoded result of tools/list, the same for every call
+	toolsList, toolsListModern []byte // the encoded results of tools/list, the same for every call
 }
 
 // NewServer prepares a server.
 func NewServer(name, title, version, instructions string, h Handlers) *Server {
 	s := &Server{Name: name, Title: title, Version: version, Instructions: instructions, Handlers: h}
 	s.toolsList, _ = json.Marshal(map[string]any{"tools": Tools()})
+	s.toolsListModern = append([]byte(`{"resultType":"complete",`), s.toolsList[1:]...)
 	return s
 }
 
@@ -98,6 +100,9 @@ func (s *Server) Handle(ctx context.Context, c Call) (int, []byte) {
 // HandleTo is Handle writing the body to w, so that a transport can hand over its own buffer.
 func (s *Server) HandleTo(ctx context.Context, c Call, w io.Writer) int {
 	status, body, result := s.handle(ctx, c)
+	if pooled, ok := result.(pooledJSON); ok {
+		defer putBuf(pooled)
+	}
 	if result == nil {
 		w.Write(body)
 		return status
@@ -106,7 +111,7 @@ func (s *Server) HandleTo(ctx context.Context, c Call, w io.Writer) int {
 	io.WriteString(w, `{"jsonrpc":"2.0","id":`)
 	w.Write(body)
 	io.WriteString(w, `,"result":`)
-	w.Write(result)
+	w.Write(result.bytes())
 	io.WriteString(w, "}")
 	return status
 }
@@ -115,7 +120,7 @@ func (s *Server) HandleTo(ctx context.Context, c Call, w io.Writer) int {
 var parsers fastjson.ParserPool
 
 // handle returns a status and either a whole body, or an id and an encoded result.
-func (s *Server) handle(ctx context.Context, c Call) (status int, body, result []byte) {
+func (s *Server) handle(ctx context.Context, c Call) (status int, body []byte, result encoded) {
 	p := parsers.Get()
 	defer parsers.Put(p)
 	req, err := p.ParseBytes(c.Body)
@@ -160,13 +165,14 @@ func (s *Server) handle(ctx context.Context, c Call) (status int, body, result [
 	if rerr != nil {
 		return http.StatusOK, errorResponse(id, rerr.Code, rerr.Message, rerr.Data), nil
 	}
-	raw, ok := res.(json.RawMessage)
-	if !ok {
-		if raw, err = json.Marshal(res); err != nil {
-			return http.StatusOK, errorResponse(id, codeInternal, "Internal error", nil), nil
-		}
+	if e, ok := res.(encoded); ok {
+		return http.StatusOK, id, e
 	}
-	return http.StatusOK, id, raw
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return http.StatusOK, errorResponse(id, codeInternal, "Internal error", nil), nil
+	}
+	return http.StatusOK, id, rawJSON(raw)
 }
 
 // dispatch answers one method; params is nil when the request has none (or null).
@@ -201,9 +207,9 @@ func (s *Server) dispatch(ctx context.Context, method string, params *fastjson.V
 		return complete(map[string]any{}, modern), nil
 	case "tools/list":
 		if modern {
-			return json.RawMessage(`{"resultType":"complete",` + string(s.toolsList[1:])), nil
+			return rawJSON(s.toolsListModern), nil
 		}
-		return json.RawMessage(s.toolsList), nil
+		return rawJSON(s.toolsList), nil
 	case "tools/call":
 		nv := params.Get("name")
 		if params == nil || params.Type() != fastjson.TypeObject || nv == nil || nv.Type() != fastjson.TypeString || len(nv.GetStringBytes()) == 0 {
@@ -233,7 +239,7 @@ func (s *Server) info() map[string]string {
 // toolResult is a tool's answer: its data as structuredContent and the same JSON as text, or the REST error
 // envelope with isError, so that an agent can read the code and the hint and correct itself. It is assembled from
 // one encoding of the data.
-func toolResult(data any, err error, modern bool) json.RawMessage {
+func toolResult(data any, err error, modern bool) pooledJSON {
 	isError := err != nil
 	if isError {
 		e, _ := errcode.From(err)
@@ -254,14 +260,16 @@ func toolResult(data any, err error, modern bool) json.RawMessage {
 	}
 	var structured []byte
 	if a, ok := data.(appender); ok {
-		structured = a.AppendJSON(make([]byte, 0, 1024))
+		scratch := getBuf()
+		defer func() { putBuf(structured) }()
+		structured = a.AppendJSON(scratch)
 	} else {
 		var mErr error
 		if structured, mErr = json.Marshal(data); mErr != nil {
 			return toolResult(nil, fmt.Errorf("encode tool result: %w", mErr), modern)
 		}
 	}
-	b := make([]byte, 0, 2*len(structured)+128)
+	b := getBuf()
 	b = append(b, `{"content":[{"type":"text","text":`...)
 	b = jsontext.AppendString(b, structured)
 	b = append(b, `}],"structuredContent":`...)
@@ -272,6 +280,37 @@ func toolResult(data any, err error, modern bool) json.RawMessage {
 		b = append(b, `,"resultType":"complete"`...)
 	}
 	return append(b, '}')
+}
+
+// encoded is a result already in JSON: json.RawMessage, or pooledJSON whose buffer goes back to the pool once
+// written.
+type encoded interface{ bytes() []byte }
+
+func (r pooledJSON) bytes() []byte { return r }
+func (r rawJSON) bytes() []byte    { return r }
+
+// rawJSON is an encoded result that stays with its owner.
+type rawJSON []byte
+
+// pooledJSON is an encoded result in a buffer of bufs.
+type pooledJSON []byte
+
+var bufs sync.Pool
+
+// getBuf returns an empty buffer, from the pool when it has one.
+func getBuf() []byte {
+	if b, ok := bufs.Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, 4096)
+}
+
+// putBuf hands a buffer back, unless it grew too large to keep.
+func putBuf(b []byte) {
+	if cap(b) <= 64<<10 {
+		b = b[:0]
+		bufs.Put(&b)
+	}
 }
 
 // appender is data that encodes itself as encoding/json would, without reflection and without the compaction
