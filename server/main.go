@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -20,10 +21,13 @@ import (
 	"twofold/server/board"
 	"twofold/server/challenge"
 	"twofold/server/config"
+	"twofold/server/logo"
 	"twofold/server/mcp"
+	"twofold/server/og"
 	"twofold/server/pages"
 	"twofold/server/screen"
 	"twofold/server/store"
+	"twofold/server/writing"
 	"twofold/site"
 )
 
@@ -61,6 +65,9 @@ type Main struct {
 	Site   *content.Site
 	Log    *slog.Logger
 	Now    func() time.Time // the clock of the board and the rate limits
+	// LogoFetcher is the logo lookup's guarded client; nil is the production one. Tests set one whose resolver
+	// and dialer lead to httptest servers: the guard between them is the same.
+	LogoFetcher *logo.Fetcher
 
 	ln    net.Listener
 	srv   *api.Server
@@ -94,12 +101,35 @@ func (m *Main) Open() error {
 		ln.Close()
 		return fmt.Errorf("embedded site: %w", err)
 	}
+	userAgent := "twofold/" + mcpVersion + " (+" + m.Config.BaseURL + ")"
+	feed := &writing.Feed{URL: m.Config.WritingFeedURL, Now: m.Now, Log: m.Log, UserAgent: userAgent}
+	fetcher := m.LogoFetcher
+	if fetcher == nil {
+		fetcher = &logo.Fetcher{UserAgent: userAgent}
+	}
+	var cache logo.Cache = store.Unavailable{Cause: errors.New("the store is not open")}
+	if m.store != nil {
+		cache = m.store
+	}
+	logos := &logo.Service{Fetcher: fetcher, Cache: cache, Services: m.Config.LogoServices, Now: m.Now, Log: m.Log}
+	host := m.Config.BaseURL
+	if u, err := url.Parse(host); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	images := &og.Service{Owner: m.Site.Owner.Name, Host: host, Title: m.Site.Owner.Name, Subtitle: m.Site.Owner.Tagline}
 	tools := mcp.NewServer(mcp.ServerName(m.Site.BaseURL), m.Site.Title, mcpVersion,
 		"The site of "+m.Site.Owner.Name+": call get_profile first. The collusion wiki is an agents-only board: "+
 			"list_collusion_notes to read, get_collusion_challenge then leave_collusion_note to post.",
-		mcp.Handlers{Board: svc, Profile: docs.Profile, Page: docs.Page})
-	m.srv = api.New(m.Config, m.Site, m.Log, api.Deps{Board: svc, MCP: tools, Now: m.Now,
-		Limits: api.Limits{Posts: m.Config.RatePosts, Challenges: m.Config.RateChallenges, Reads: m.Config.RateReads, MCP: m.Config.RateMCP}})
+		mcp.Handlers{Board: svc, Profile: docs.Profile, Page: docs.Page, Writing: func(ctx context.Context, limit int) (any, error) {
+			posts, err := feed.Posts(ctx, limit)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"posts": posts}, nil
+		}})
+	m.srv = api.New(m.Config, m.Site, m.Log, api.Deps{Board: svc, MCP: tools, Writing: feed, Logos: logos, OG: images, Now: m.Now,
+		Limits: api.Limits{Posts: m.Config.RatePosts, Challenges: m.Config.RateChallenges, Reads: m.Config.RateReads,
+			MCP: m.Config.RateMCP, Logos: m.Config.RateLogos}})
 	m.done = make(chan error, 1)
 	go func() { m.done <- m.srv.Serve(ln) }()
 	return nil

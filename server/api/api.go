@@ -16,8 +16,11 @@ import (
 	"twofold/server/board"
 	"twofold/server/config"
 	"twofold/server/errcode"
+	"twofold/server/logo"
 	"twofold/server/mcp"
+	"twofold/server/og"
 	"twofold/server/ratelimit"
+	"twofold/server/writing"
 
 	"github.com/valyala/fasthttp"
 )
@@ -42,6 +45,9 @@ type Server struct {
 
 	board        *board.Service
 	mcp          *mcp.Server
+	writing      *writing.Feed
+	logos        *logo.Service
+	og           *og.Service
 	limits       limiters
 	pages        pageCache
 	listingTail  []byte
@@ -51,15 +57,19 @@ type Server struct {
 
 // Deps are the capabilities the server answers for; a nil one has no routes.
 type Deps struct {
-	Board  *board.Service
-	MCP    *mcp.Server
-	Limits Limits           // per-address limits; zero values take DefaultLimits'
-	Now    func() time.Time // the clock of the rate limits; time.Now when nil
+	Board   *board.Service
+	MCP     *mcp.Server
+	Writing *writing.Feed
+	Logos   *logo.Service
+	OG      *og.Service
+	Limits  Limits           // per-address limits; zero values take DefaultLimits'
+	Now     func() time.Time // the clock of the rate limits; time.Now when nil
 }
 
 // New builds a server from its configuration, the site it serves and its capabilities.
 func New(cfg config.Config, site *content.Site, log *slog.Logger, deps Deps) *Server {
-	s := &Server{cfg: cfg, log: log, site: site, rules: Rules(site.Pages), headers: Headers(), board: deps.Board, mcp: deps.MCP}
+	s := &Server{cfg: cfg, log: log, site: site, rules: Rules(site.Pages), headers: Headers(), board: deps.Board, mcp: deps.MCP,
+		writing: deps.Writing, logos: deps.Logos, og: deps.OG}
 	if s.board != nil {
 		s.listingTail = listingTail(s.board)
 	}
@@ -77,6 +87,7 @@ func New(cfg config.Config, site *content.Site, log *slog.Logger, deps Deps) *Se
 		challenges: ratelimit.New(cmp.Or(l.Challenges, DefaultLimits.Challenges), now),
 		reads:      ratelimit.New(cmp.Or(l.Reads, DefaultLimits.Reads), now),
 		mcp:        ratelimit.New(cmp.Or(l.MCP, DefaultLimits.MCP), now),
+		logos:      ratelimit.New(cmp.Or(l.Logos, DefaultLimits.Logos), now),
 	}
 	s.endpoints = s.apiRoutes()
 	s.http = &fasthttp.Server{

@@ -26,14 +26,15 @@ const maxNoteBody = 16 << 10
 
 // Limits are the per-address request limits, per minute.
 type Limits struct {
-	Posts, Challenges, Reads, MCP int
+	Posts, Challenges, Reads, MCP, Logos int
 }
 
-// DefaultLimits are DESIGN.md's: 10 posts, 30 challenges, 120 reads and 120 MCP calls a minute per address.
-var DefaultLimits = Limits{Posts: 10, Challenges: 30, Reads: 120, MCP: 120}
+// DefaultLimits are DESIGN.md's and SPEC.md's: 10 posts, 30 challenges, 120 reads, 120 MCP calls and 60 logo
+// lookups a minute per address.
+var DefaultLimits = Limits{Posts: 10, Challenges: 30, Reads: 120, MCP: 120, Logos: 60}
 
 type limiters struct {
-	posts, challenges, reads, mcp *ratelimit.Limiter
+	posts, challenges, reads, mcp, logos *ratelimit.Limiter
 }
 
 func (s *Server) boardRoutes() []Endpoint {

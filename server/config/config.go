@@ -34,6 +34,8 @@ type Config struct {
 	RateChallenges          int            // RATE_CHALLENGES: challenges per address per minute
 	RateReads               int            // RATE_READS: board reads per address per minute
 	RateMCP                 int            // RATE_MCP: MCP calls per address per minute
+	RateLogos               int            // RATE_LOGOS: logo lookups per address per minute
+	LogoServices            []string       // LOGO_SERVICES: icon services' address templates, {domain} replaced
 	LogLevel                slog.Level     // LOG_LEVEL
 	LogFormat               string         // LOG_FORMAT: json or text; empty picks text on a terminal
 	ShutdownTimeout         time.Duration  // SHUTDOWN_TIMEOUT
@@ -57,16 +59,24 @@ func Default(d Defaults) Config {
 		RateChallenges:  30,
 		RateReads:       120,
 		RateMCP:         120,
+		RateLogos:       60,
+		LogoServices:    DefaultLogoServices,
 		LogLevel:        slog.LevelInfo,
 		ShutdownTimeout: 10 * time.Second,
 	}
+}
+
+// DefaultLogoServices are the icon services a logo lookup asks last, when the domain's own icons fail.
+var DefaultLogoServices = []string{
+	"https://icons.duckduckgo.com/ip3/{domain}.ico",
+	"https://www.google.com/s2/favicons?domain={domain}&sz=128",
 }
 
 // Vars lists every variable FromEnv reads, in the order README documents them.
 var Vars = []string{
 	"ADDR", "DATA_DIR", "PUBLIC_DIR", "BASE_URL", "ADMIN_TOKEN", "CHALLENGE_SECRET", "CHALLENGE_SECRET_PREVIOUS",
 	"TRUSTED_PROXIES", "WRITING_FEED_URL", "BOARD_CLOSED", "SCREEN_LLM_URL", "SCREEN_LLM_MODEL", "SCREEN_LLM_KEY",
-	"SCREEN_LLM_FAIL", "RATE_POSTS", "RATE_CHALLENGES", "RATE_READS", "RATE_MCP", "LOG_LEVEL", "LOG_FORMAT", "SHUTDOWN_TIMEOUT",
+	"SCREEN_LLM_FAIL", "RATE_POSTS", "RATE_CHALLENGES", "RATE_READS", "RATE_MCP", "RATE_LOGOS", "LOGO_SERVICES", "LOG_LEVEL", "LOG_FORMAT", "SHUTDOWN_TIMEOUT",
 }
 
 // FromEnv reads the configuration through lookup (os.LookupEnv in production) over the defaults, and validates it.
@@ -124,6 +134,19 @@ func FromEnv(lookup func(string) (string, bool), d Defaults) (Config, error) {
 	if c.ChallengeSecretPrevious != "" && c.ChallengeSecret == "" {
 		bad("CHALLENGE_SECRET_PREVIOUS", "is only used beside CHALLENGE_SECRET, during a rotation")
 	}
+	if v, ok := lookup("LOGO_SERVICES"); ok {
+		c.LogoServices = nil
+		for _, f := range strings.Split(v, ",") {
+			if f = strings.TrimSpace(f); f == "" {
+				continue
+			}
+			if err := checkURL(f); err != nil || !strings.Contains(f, "{domain}") {
+				bad("LOGO_SERVICES", "%q is not an http(s) address with {domain} in it", f)
+				continue
+			}
+			c.LogoServices = append(c.LogoServices, f)
+		}
+	}
 	if v, ok := lookup("TRUSTED_PROXIES"); ok && strings.TrimSpace(v) != "" {
 		for _, f := range strings.Split(v, ",") {
 			f = strings.TrimSpace(f)
@@ -160,7 +183,7 @@ func FromEnv(lookup func(string) (string, bool), d Defaults) (Config, error) {
 	for _, r := range []struct {
 		name string
 		dst  *int
-	}{{"RATE_POSTS", &c.RatePosts}, {"RATE_CHALLENGES", &c.RateChallenges}, {"RATE_READS", &c.RateReads}, {"RATE_MCP", &c.RateMCP}} {
+	}{{"RATE_POSTS", &c.RatePosts}, {"RATE_CHALLENGES", &c.RateChallenges}, {"RATE_READS", &c.RateReads}, {"RATE_MCP", &c.RateMCP}, {"RATE_LOGOS", &c.RateLogos}} {
 		if v, ok := lookup(r.name); ok && strings.TrimSpace(v) != "" {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil || n < 1 {

@@ -12,6 +12,8 @@
 //	m/position              the last position given, uint64; never goes down
 //	m/total                 notes on the board, uint64
 //	m/secret                the generated challenge key, when CHALLENGE_SECRET is not set
+//	c/<key>                 a cached value of another capability (logo lookups: c/logo/<domain>): <t> of expiry,
+//	                        then the value; expired values are read as absent and deleted by the sweep
 //
 // Every note is written with its indexes and counters in one batch, synced before Create returns. The counters,
 // the unexpired x/ records and the handles' histories are also kept in memory (loaded at Open, or on a handle's
@@ -593,8 +595,60 @@ func (s *Store) Secret() ([]byte, error) {
 	return key, nil
 }
 
+func cacheKey(key string) []byte { return []byte("c/" + key) }
+
+// CacheGet returns a cached value that has not expired by now.
+func (s *Store) CacheGet(key string, now time.Time) ([]byte, bool, error) {
+	v, found, err := s.get(cacheKey(key))
+	if err != nil {
+		return nil, false, unavailable("cache", err)
+	}
+	if !found || len(v) < 8 || int64(binary.BigEndian.Uint64(v)) <= now.UnixNano() {
+		return nil, false, nil
+	}
+	return v[8:], true, nil
+}
+
+// CachePut stores a value until a time. It is not synced: a cache may lose its newest entries in a crash.
+func (s *Store) CachePut(key string, value []byte, until time.Time) error {
+	if err := s.db.Set(cacheKey(key), append(stamp(until), value...), pebble.NoSync); err != nil {
+		return unavailable("cache", err)
+	}
+	return nil
+}
+
+// sweepCache deletes the cached values that expired before now.
+func (s *Store) sweepCache(now time.Time) (int, error) {
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte("c/"), UpperBound: []byte("c0")})
+	if err != nil {
+		return 0, err
+	}
+	b := s.db.NewBatch()
+	defer b.Close()
+	n := 0
+	for ok := it.First(); ok; ok = it.Next() {
+		if v := it.Value(); len(v) < 8 || int64(binary.BigEndian.Uint64(v)) <= now.UnixNano() {
+			b.Delete(bytes.Clone(it.Key()), nil)
+			n++
+		}
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil || n == 0 {
+		return 0, err
+	}
+	return n, b.Commit(pebble.NoSync)
+}
+
 // Sweep deletes every record whose expiry is before now, and returns how many.
 func (s *Store) Sweep(now time.Time) (int, error) {
+	cached, err := s.sweepCache(now)
+	if err != nil {
+		return 0, err
+	}
+	n, err := s.sweepRecords(now)
+	return cached + n, err
+}
+
+func (s *Store) sweepRecords(now time.Time) (int, error) {
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte("e/"), UpperBound: expiryKey(now, nil)})
 	if err != nil {
 		return 0, err

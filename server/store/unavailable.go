@@ -36,3 +36,9 @@ func (u Unavailable) SeedGenesis(context.Context, []board.Note) error { return u
 func (u Unavailable) Audit(context.Context, board.Rejection) error    { return u.err() }
 
 func (u Unavailable) Rejections(context.Context, int) ([]board.Rejection, error) { return nil, u.err() }
+
+// CacheGet finds nothing: without a store, lookups are not cached.
+func (u Unavailable) CacheGet(string, time.Time) ([]byte, bool, error) { return nil, false, u.err() }
+
+// CachePut keeps nothing.
+func (u Unavailable) CachePut(string, []byte, time.Time) error { return u.err() }

@@ -1,0 +1,119 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"twofold/server/logo"
+	"twofold/server/og"
+
+	"github.com/valyala/fasthttp"
+)
+
+// Writing, logo and Open Graph: the routes of the outside world's content and of drawn images.
+func (s *Server) mediaRoutes() []Endpoint {
+	var es []Endpoint
+	if s.writing != nil {
+		es = append(es, Endpoint{fasthttp.MethodGet, "/api/writing", s.limited(s.limits.reads, s.getWriting)})
+	}
+	if s.logos != nil {
+		es = append(es, Endpoint{fasthttp.MethodGet, "/api/logo/:domain", s.limited(s.limits.logos, s.getLogo)})
+	}
+	if s.og != nil {
+		es = append(es, Endpoint{fasthttp.MethodGet, "/api/og", s.getOG})
+	}
+	return es
+}
+
+// writingWait is how long a request waits for the first fetch of the feed.
+const writingWait = 8 * time.Second
+
+// getWriting answers the feed's posts as {"success": true, "data": [WritingPost, ...]}, encoded once per fetch.
+func (s *Server) getWriting(ctx *fasthttp.RequestCtx) {
+	c, cancel := context.WithTimeout(ctx, writingWait)
+	defer cancel()
+	snap, err := s.writing.Snapshot(c)
+	if err != nil {
+		s.writeError(ctx, err)
+		return
+	}
+	apiHeaders(ctx)
+	ctx.Response.Header.Set("Cache-Control", "public, max-age=300")
+	ctx.Response.Header.Set("Last-Modified", snap.FetchedAt.UTC().Format(http.TimeFormat))
+	body := make([]byte, 0, len(snap.JSON)+32)
+	body = append(body, `{"success":true,"data":`...)
+	body = append(body, snap.JSON...)
+	ctx.SetBody(append(body, '}'))
+}
+
+// getLogo answers a domain's logo, or its monogram.
+func (s *Server) getLogo(ctx *fasthttp.RequestCtx) {
+	raw, _ := ctx.UserValue("domain").(string)
+	domain, err := logo.Normalize(raw)
+	if err != nil {
+		s.writeError(ctx, err)
+		return
+	}
+	l, err := s.logos.Lookup(ctx, domain)
+	if err != nil {
+		s.writeError(ctx, err)
+		return
+	}
+	maxAge := "public, max-age=86400"
+	if l.Placeholder {
+		maxAge = "public, max-age=3600"
+		// A monogram opened on its own runs nothing and loads nothing.
+		ctx.Response.Header.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+	}
+	s.writeImage(ctx, l.ContentType, l.ETag, maxAge, l.Data)
+}
+
+// getOG answers an Open Graph image.
+func (s *Server) getOG(ctx *fasthttp.RequestCtx) {
+	args := ctx.QueryArgs()
+	p, err := og.Parse(string(args.Peek("title")), string(args.Peek("subtitle")), string(args.Peek("type")))
+	if err != nil {
+		s.writeError(ctx, err)
+		return
+	}
+	img, err := s.og.Image(p)
+	if err != nil {
+		s.writeError(ctx, err)
+		return
+	}
+	s.writeImage(ctx, "image/png", img.ETag, "public, max-age=31536000, immutable", img.PNG)
+}
+
+// writeImage answers image bytes with their validator, or 304 when the client holds them already.
+func (s *Server) writeImage(ctx *fasthttp.RequestCtx, contentType, etag, cacheControl string, data []byte) {
+	h := &ctx.Response.Header
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", cacheControl)
+	h.Set("ETag", etag)
+	if inm := ctx.Request.Header.Peek("If-None-Match"); len(inm) > 0 && etagMatches(inm, etag) {
+		ctx.SetStatusCode(fasthttp.StatusNotModified)
+		return
+	}
+	h.SetContentType(contentType)
+	ctx.SetStatusCode(fasthttp.StatusOK)
+	if ctx.IsHead() {
+		ctx.Response.SkipBody = true
+		h.SetContentLength(len(data))
+		return
+	}
+	ctx.Response.SetBodyRaw(data) // cached bytes, never changed
+}
+
+// etagMatches reads an If-None-Match list ("*", or tags, weak or strong; the weak comparison of RFC 9110).
+func etagMatches(header []byte, etag string) bool {
+	for _, t := range strings.Split(string(header), ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == etag {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,397 @@
+// Package og draws the site's Open Graph images: 1200×630 PNGs with the owner's name, a title and a subtitle
+// wrapped to the width and ellipsised when they do not fit, in one look per type, in the Go fonts
+// (golang.org/x/image/font/gofont). Images are cached by their normalised parameters with a strong ETag.
+package og
+
+import (
+	"bytes"
+	"container/list"
+	"crypto/sha256"
+	"encoding/hex"
+	"image"
+	"image/color"
+	"image/png"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"twofold/server/errcode"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/gofont/gobold"
+	"golang.org/x/image/font/gofont/goregular"
+	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/math/fixed"
+	"golang.org/x/sync/singleflight"
+	"golang.org/x/text/unicode/norm"
+)
+
+// The image and its parameters' bounds.
+const (
+	Width          = 1200
+	Height         = 630
+	MaxTitle       = 120 // characters
+	MaxSubtitle    = 200
+	DefaultEntries = 512 // images kept in the cache
+)
+
+// Types are the looks, "default" first.
+var Types = []string{"default", "portfolio", "speaking", "article"}
+
+// Params are an image's text and look, normalised by Parse.
+type Params struct {
+	Title, Subtitle, Type string
+}
+
+// Parse normalises the query parameters (NFC, control and format characters removed, whitespace collapsed,
+// invalid UTF-8 replaced) and checks them: TITLE_TOO_LONG, SUBTITLE_TOO_LONG, TYPE_INVALID.
+func Parse(title, subtitle, typ string) (Params, error) {
+	p := Params{Title: clean(title), Subtitle: clean(subtitle), Type: strings.ToLower(strings.TrimSpace(typ))}
+	if p.Type == "" {
+		p.Type = "default"
+	}
+	if n := utf8.RuneCountInString(p.Title); n > MaxTitle {
+		return p, errcode.Errorf(errcode.TitleTooLong, "shorten the title to at most 120 characters", "title is %d characters, longer than 120", n)
+	}
+	if n := utf8.RuneCountInString(p.Subtitle); n > MaxSubtitle {
+		return p, errcode.Errorf(errcode.SubtitleTooLong, "shorten the subtitle to at most 200 characters", "subtitle is %d characters, longer than 200", n)
+	}
+	if !slices.Contains(Types, p.Type) {
+		return p, errcode.Errorf(errcode.TypeInvalid, "use one of default, portfolio, speaking, article", "type %q is not one of the looks", truncateRunes(p.Type, 40))
+	}
+	return p, nil
+}
+
+func clean(s string) string {
+	s = norm.NFC.String(strings.ToValidUTF8(s, "\uFFFD"))
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return ' '
+		}
+		if unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}
+
+// Image is a rendered image and its ETag.
+type Image struct {
+	PNG  []byte
+	ETag string
+}
+
+// Service renders and caches images for one site.
+type Service struct {
+	Owner    string // drawn on every image
+	Host     string // the site's host, drawn beside the owner
+	Title    string // the title when a request gives none
+	Subtitle string // the subtitle when a request gives neither title nor subtitle
+	Entries  int    // cache size; DefaultEntries when 0
+
+	mu    sync.Mutex
+	lru   *list.List // of *entry, most recent first
+	index map[Params]*list.Element
+	group singleflight.Group
+}
+
+type entry struct {
+	key Params
+	img Image
+}
+
+// Image returns the image for normalised parameters, from the cache or freshly drawn; concurrent requests for one
+// image draw it once.
+func (s *Service) Image(p Params) (Image, error) {
+	if p.Title == "" {
+		p.Title = s.Title
+		if p.Subtitle == "" {
+			p.Subtitle = s.Subtitle
+		}
+	}
+	if img, ok := s.cached(p); ok {
+		return img, nil
+	}
+	v, err, _ := s.group.Do(p.Type+"\x00"+p.Title+"\x00"+p.Subtitle, func() (any, error) {
+		data, err := s.Render(p)
+		if err != nil {
+			return Image{}, err
+		}
+		sum := sha256.Sum256(data)
+		img := Image{PNG: data, ETag: `"` + hex.EncodeToString(sum[:16]) + `"`}
+		s.store(p, img)
+		return img, nil
+	})
+	return v.(Image), err
+}
+
+// Cached reports whether an image is in the cache (for tests and metrics).
+func (s *Service) cached(p Params) (Image, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.index[p]; ok {
+		s.lru.MoveToFront(e)
+		return e.Value.(*entry).img, true
+	}
+	return Image{}, false
+}
+
+func (s *Service) store(p Params, img Image) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lru == nil {
+		s.lru, s.index = list.New(), map[Params]*list.Element{}
+	}
+	if _, ok := s.index[p]; ok {
+		return
+	}
+	s.index[p] = s.lru.PushFront(&entry{p, img})
+	limit := s.Entries
+	if limit <= 0 {
+		limit = DefaultEntries
+	}
+	for s.lru.Len() > limit {
+		last := s.lru.Back()
+		delete(s.index, last.Value.(*entry).key)
+		s.lru.Remove(last)
+	}
+}
+
+// look is a type's colours and ornament.
+type look struct {
+	bg, fg, muted, accent, accentText color.RGBA
+	label                             string
+}
+
+var looks = map[string]look{
+	"default":   {rgb(0x0f172a), rgb(0xf8fafc), rgb(0x94a3b8), rgb(0x38bdf8), rgb(0x0f172a), ""},
+	"portfolio": {rgb(0xfbf5ec), rgb(0x1c1917), rgb(0x57534e), rgb(0xc2410c), rgb(0xfbf5ec), "Portfolio"},
+	"speaking":  {rgb(0x1e1b4b), rgb(0xeef2ff), rgb(0xa5b4fc), rgb(0xf472b6), rgb(0x1e1b4b), "Speaking"},
+	"article":   {rgb(0xffffff), rgb(0x111827), rgb(0x4b5563), rgb(0x15803d), rgb(0xffffff), "Article"},
+}
+
+func rgb(v uint32) color.RGBA { return color.RGBA{uint8(v >> 16), uint8(v >> 8), uint8(v), 255} }
+
+var fonts = func() (f struct{ regular, bold *opentype.Font }) {
+	f.regular, _ = opentype.Parse(goregular.TTF)
+	f.bold, _ = opentype.Parse(gobold.TTF)
+	return f
+}()
+
+// Layout of the text area.
+const (
+	margin    = 80
+	textLeft  = margin
+	textRight = Width - margin
+	textTop   = 150 // below the label
+	textBot   = 480 // above the footer
+)
+
+// Render draws an image for normalised parameters and encodes it as PNG.
+func (s *Service) Render(p Params) ([]byte, error) {
+	lk, ok := looks[p.Type]
+	if !ok {
+		lk = looks["default"]
+	}
+	c := newCanvas(Width, Height, lk.bg)
+	fg, muted, accent, accentText := c.colour(lk.fg), c.colour(lk.muted), c.colour(lk.accent), c.colour(lk.accentText)
+	faces := map[[2]int]font.Face{}
+	face := func(bold bool, size int) font.Face {
+		k := [2]int{size, map[bool]int{false: 0, true: 1}[bold]}
+		if f, ok := faces[k]; ok {
+			return f
+		}
+		ft := fonts.regular
+		if bold {
+			ft = fonts.bold
+		}
+		f, _ := opentype.NewFace(ft, &opentype.FaceOptions{Size: float64(size), DPI: 72, Hinting: font.HintingNone})
+		faces[k] = f
+		return f
+	}
+	defer func() {
+		for _, f := range faces {
+			f.Close()
+		}
+	}()
+
+	// Ornaments, each kept to the top band or the left edge, so that text never meets them.
+	switch p.Type {
+	case "default":
+		c.rect(image.Rect(0, 0, Width, 12), accent)
+	case "portfolio":
+		for row := range 3 {
+			for col := range 5 {
+				c.circle(float64(textRight-8-col*26), float64(64+row*26), 7, accent)
+			}
+		}
+	case "speaking":
+		for i, r := range []float64{30, 22, 14} {
+			c.circle(float64(textRight-30-i*70), 96, r, accent)
+		}
+	case "article":
+		c.rect(image.Rect(0, 0, 16, Height), accent)
+	}
+
+	// The label: the type as a pill, or the site's host for the default look.
+	label := lk.label
+	if label == "" {
+		label = s.Host
+	}
+	if label != "" {
+		lf := face(true, 24)
+		w := font.MeasureString(lf, strings.ToUpper(label)).Ceil()
+		if p.Type == "default" {
+			c.text(lf, fixed.P(textLeft, 104), strings.ToUpper(label), accent)
+		} else {
+			pill := image.Rect(textLeft, 72, textLeft+w+36, 118)
+			c.rect(pill.Inset(0), accent)
+			c.text(lf, fixed.P(textLeft+18, 104), strings.ToUpper(label), accentText)
+		}
+	}
+
+	// Title and subtitle: the largest title size at which both fit the text area; at the smallest, ellipsised.
+	width := textRight - textLeft
+	var titleLines, subLines []string
+	var titleSize, subSize int
+	for i, size := range []int{76, 66, 56, 48} {
+		titleSize, subSize = size, max(26, size*44/100)
+		th, sh := lineHeight(titleSize), lineHeight(subSize)
+		maxTitle := 3
+		titleLines = wrap(face(true, titleSize), p.Title, width)
+		subLines = wrap(face(false, subSize), p.Subtitle, width)
+		fits := len(titleLines) <= maxTitle && len(titleLines)*th+gap(subLines)+len(subLines)*sh <= textBot-textTop
+		if fits || i == 3 {
+			titleLines = ellipsize(face(true, titleSize), titleLines, min(maxTitle, len(titleLines)), width)
+			room := (textBot - textTop - len(titleLines)*th - gap(subLines)) / sh
+			subLines = ellipsize(face(false, subSize), subLines, max(0, min(room, len(subLines))), width)
+			break
+		}
+	}
+	y := textTop
+	for _, l := range titleLines {
+		y += lineHeight(titleSize)
+		c.text(face(true, titleSize), fixed.P(textLeft, y-lineHeight(titleSize)/4), l, fg)
+	}
+	y += gap(subLines)
+	for _, l := range subLines {
+		y += lineHeight(subSize)
+		c.text(face(false, subSize), fixed.P(textLeft, y-lineHeight(subSize)/4), l, muted)
+	}
+
+	// The footer: the owner, and the host when the label does not already show it.
+	if s.Owner != "" {
+		c.text(face(true, 32), fixed.P(textLeft, Height-margin+8), truncateToWidth(face(true, 32), s.Owner, width/2), fg)
+	}
+	if s.Host != "" && p.Type != "default" {
+		hf := face(false, 26)
+		h := truncateToWidth(hf, s.Host, width/2-20)
+		c.text(hf, fixed.P(textRight-font.MeasureString(hf, h).Ceil(), Height-margin+8), h, muted)
+	}
+
+	var out bytes.Buffer
+	out.Grow(48 << 10)
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&out, c.img); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+func lineHeight(size int) int { return size * 5 / 4 }
+
+func gap(sub []string) int {
+	if len(sub) == 0 {
+		return 0
+	}
+	return 20
+}
+
+// wrap breaks text into lines no wider than width: at spaces, and inside a word only when the word alone is
+// wider than a line (long addresses, or scripts written without spaces).
+func wrap(f font.Face, text string, width int) []string {
+	if text == "" {
+		return nil
+	}
+	w := fixed.I(width)
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		candidate := word
+		if line != "" {
+			candidate = line + " " + word
+		}
+		if font.MeasureString(f, candidate) <= w {
+			line = candidate
+			continue
+		}
+		if line != "" {
+			lines = append(lines, line)
+			line = ""
+		}
+		for font.MeasureString(f, word) > w { // break the word where it overflows
+			n := fit(f, word, w)
+			lines = append(lines, word[:n])
+			word = word[n:]
+		}
+		line = word
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// fit returns how many bytes of s, at least one character, fit in w.
+func fit(f font.Face, s string, w fixed.Int26_6) int {
+	n := 0
+	for i, r := range s {
+		if i > 0 && font.MeasureString(f, s[:i+utf8.RuneLen(r)]) > w {
+			break
+		}
+		n = i + utf8.RuneLen(r)
+	}
+	return n
+}
+
+// ellipsize keeps the first n lines; when text was left out, the last line ends in "…" and still fits.
+func ellipsize(f font.Face, lines []string, n, width int) []string {
+	if n >= len(lines) {
+		return lines
+	}
+	if n == 0 {
+		return nil
+	}
+	out := slices.Clone(lines[:n])
+	out[n-1] = truncateToWidth(f, out[n-1]+" …", width)
+	if !strings.HasSuffix(out[n-1], "…") {
+		out[n-1] += "…"
+	}
+	return out
+}
+
+// truncateToWidth shortens s until it fits in width, ending it in "…" when it had to be cut.
+func truncateToWidth(f font.Face, s string, width int) string {
+	w := fixed.I(width)
+	if font.MeasureString(f, s) <= w {
+		return s
+	}
+	r := []rune(strings.TrimSuffix(s, " …"))
+	for len(r) > 0 {
+		cand := strings.TrimRightFunc(string(r), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }) + "…"
+		if font.MeasureString(f, cand) <= w {
+			return cand
+		}
+		r = r[:len(r)-1]
+	}
+	return "…"
+}
