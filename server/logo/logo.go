@@ -94,15 +94,13 @@ func (s *Service) find(ctx context.Context, domain string) (Logo, bool) {
 	origin := "https://" + domain
 	var candidates []string
 	for _, scheme := range []string{"https", "http"} {
-		body, ctype, final, err := s.Fetcher.Get(ctx, scheme+"://"+domain+"/")
+		body, _, final, err := s.Fetcher.Get(ctx, scheme+"://"+domain+"/")
 		if err != nil {
 			s.log().Debug("logo: home page", "domain", domain, "scheme", scheme, "err", err)
 			continue
 		}
 		origin = final.Scheme + "://" + final.Host
-		if strings.Contains(ctype, "html") || ctype == "" {
-			candidates = s.pageIcons(ctx, final, body)
-		}
+		candidates = s.pageIcons(ctx, final, body) // whatever its declared type: tokenizing is harmless
 		break
 	}
 	candidates = append(candidates, origin+"/apple-touch-icon.png", origin+"/favicon.ico")
