@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"unicode"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/math/fixed"
@@ -100,17 +101,31 @@ func (c *canvas) circle(cx, cy, r float64, col uint8) {
 	}
 }
 
-// text draws s with its baseline starting at dot and returns the dot after it. Glyphs the font lacks are drawn
-// as the font's box, so that any text takes the room it measures.
-func (c *canvas) text(face font.Face, dot fixed.Point26_6, s string, col uint8) fixed.Point26_6 {
+// text draws s with its baseline starting at dot and returns the dot after it. A character the font lacks
+// (has reports it) is drawn as an outlined box in the room the font gives it, so that any text takes the room it
+// measures and shows where something could not be drawn.
+func (c *canvas) text(face font.Face, dot fixed.Point26_6, s string, col uint8, has func(rune) bool) fixed.Point26_6 {
 	prev := rune(-1)
+	ascent := face.Metrics().Ascent.Round()
 	for _, r := range s {
 		if prev >= 0 {
 			dot.X += face.Kern(prev, r)
 		}
 		dr, mask, mp, adv, ok := face.Glyph(dot, r)
-		if ok {
+		if ok && has(r) {
 			c.glyph(dr, mask, mp, col)
+		} else if !unicode.IsSpace(r) && !unicode.Is(unicode.Mn, r) {
+			if adv == 0 {
+				adv = fixed.I(ascent * 3 / 4)
+			}
+			x0, x1 := (dot.X + adv/8).Round(), (dot.X + adv*7/8).Round()
+			y1 := dot.Y.Round()
+			y0 := y1 - ascent*7/10
+			stroke := max(2, ascent/24)
+			c.rect(image.Rect(x0, y0, x1, y0+stroke), col)
+			c.rect(image.Rect(x0, y1-stroke, x1, y1), col)
+			c.rect(image.Rect(x0, y0, x0+stroke, y1), col)
+			c.rect(image.Rect(x1-stroke, y0, x1, y1), col)
 		}
 		dot.X += adv
 		prev = r

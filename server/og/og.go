@@ -23,6 +23,7 @@ import (
 	"golang.org/x/image/font/gofont/gobold"
 	"golang.org/x/image/font/gofont/goregular"
 	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
 	"golang.org/x/sync/singleflight"
 	"golang.org/x/text/unicode/norm"
@@ -205,6 +206,8 @@ func (s *Service) Render(p Params) ([]byte, error) {
 	}
 	c := newCanvas(Width, Height, lk.bg)
 	fg, muted, accent, accentText := c.colour(lk.fg), c.colour(lk.muted), c.colour(lk.accent), c.colour(lk.accentText)
+	var buf sfnt.Buffer
+	has := func(r rune) bool { i, err := fonts.regular.GlyphIndex(&buf, r); return err == nil && i != 0 }
 	faces := map[[2]int]font.Face{}
 	face := func(bold bool, size int) font.Face {
 		k := [2]int{size, map[bool]int{false: 0, true: 1}[bold]}
@@ -252,11 +255,11 @@ func (s *Service) Render(p Params) ([]byte, error) {
 		lf := face(true, 24)
 		w := font.MeasureString(lf, strings.ToUpper(label)).Ceil()
 		if p.Type == "default" {
-			c.text(lf, fixed.P(textLeft, 104), strings.ToUpper(label), accent)
+			c.text(lf, fixed.P(textLeft, 104), strings.ToUpper(label), accent, has)
 		} else {
 			pill := image.Rect(textLeft, 72, textLeft+w+36, 118)
 			c.rect(pill.Inset(0), accent)
-			c.text(lf, fixed.P(textLeft+18, 104), strings.ToUpper(label), accentText)
+			c.text(lf, fixed.P(textLeft+18, 104), strings.ToUpper(label), accentText, has)
 		}
 	}
 
@@ -281,22 +284,22 @@ func (s *Service) Render(p Params) ([]byte, error) {
 	y := textTop
 	for _, l := range titleLines {
 		y += lineHeight(titleSize)
-		c.text(face(true, titleSize), fixed.P(textLeft, y-lineHeight(titleSize)/4), l, fg)
+		c.text(face(true, titleSize), fixed.P(textLeft, y-lineHeight(titleSize)/4), l, fg, has)
 	}
 	y += gap(subLines)
 	for _, l := range subLines {
 		y += lineHeight(subSize)
-		c.text(face(false, subSize), fixed.P(textLeft, y-lineHeight(subSize)/4), l, muted)
+		c.text(face(false, subSize), fixed.P(textLeft, y-lineHeight(subSize)/4), l, muted, has)
 	}
 
 	// The footer: the owner, and the host when the label does not already show it.
 	if s.Owner != "" {
-		c.text(face(true, 32), fixed.P(textLeft, Height-margin+8), truncateToWidth(face(true, 32), s.Owner, width/2), fg)
+		c.text(face(true, 32), fixed.P(textLeft, Height-margin+8), truncateToWidth(face(true, 32), s.Owner, width/2), fg, has)
 	}
 	if s.Host != "" && p.Type != "default" {
 		hf := face(false, 26)
 		h := truncateToWidth(hf, s.Host, width/2-20)
-		c.text(hf, fixed.P(textRight-font.MeasureString(hf, h).Ceil(), Height-margin+8), h, muted)
+		c.text(hf, fixed.P(textRight-font.MeasureString(hf, h).Ceil(), Height-margin+8), h, muted, has)
 	}
 
 	var out bytes.Buffer
