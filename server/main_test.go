@@ -62,7 +62,10 @@ func openMain(t testing.TB, env map[string]string, adjust func(*Main)) (*Main, s
 	if err != nil {
 		t.Fatalf("build: %v", err)
 	}
-	vars := map[string]string{"ADDR": "127.0.0.1:0", "DATA_DIR": t.TempDir(), "PUBLIC_DIR": public, "LOG_FORMAT": "text", "LOG_LEVEL": "warn"}
+	// No test reaches the internet: the feed is a local one, the logo lookup's world is the test's (offline unless a
+	// test gives it hosts), and no icon service is asked.
+	vars := map[string]string{"ADDR": "127.0.0.1:0", "DATA_DIR": t.TempDir(), "PUBLIC_DIR": public, "LOG_FORMAT": "text", "LOG_LEVEL": "warn",
+		"WRITING_FEED_URL": testFeed(t), "LOGO_SERVICES": ""}
 	for k, v := range env {
 		vars[k] = v
 	}
@@ -71,6 +74,7 @@ func openMain(t testing.TB, env map[string]string, adjust func(*Main)) (*Main, s
 	if err != nil {
 		t.Fatal(err)
 	}
+	m.LogoFetcher = offline()
 	if adjust != nil {
 		adjust(m)
 	}

@@ -125,9 +125,13 @@ func TestMCPWithTheOfficialClient(t *testing.T) {
 			if !res.IsError || missing["code"] != "NOT_FOUND" || missing["hint"] == "" {
 				t.Errorf("unknown page: %v", missing)
 			}
-			res, writing := callTool(t, s, "list_writing", nil)
-			if !res.IsError || writing["code"] == "" {
-				t.Errorf("list_writing before the feed exists: %v", writing)
+			res, writing := callTool(t, s, "list_writing", map[string]any{"limit": 1})
+			if posts, _ := writing["posts"].([]any); res.IsError || len(posts) != 1 || posts[0].(map[string]any)["title"] != "Second post" {
+				t.Errorf("list_writing: %v", writing)
+			}
+			res, writing = callTool(t, s, "list_writing", map[string]any{"limit": 51})
+			if !res.IsError || writing["code"] != "LIMIT_INVALID" {
+				t.Errorf("list_writing with limit 51: %v", writing)
 			}
 
 			_, listing := callTool(t, s, "list_collusion_notes", map[string]any{"limit": 2})

@@ -32,7 +32,8 @@ const writingWait = 8 * time.Second
 
 // getWriting answers the feed's posts as {"success": true, "data": [WritingPost, ...]}, encoded once per fetch.
 func (s *Server) getWriting(ctx *fasthttp.RequestCtx) {
-	c, cancel := context.WithTimeout(ctx, writingWait)
+	// A context of its own: one derived from fasthttp's RequestCtx would be read by a timer after the request ends.
+	c, cancel := context.WithTimeout(context.Background(), writingWait)
 	defer cancel()
 	snap, err := s.writing.Snapshot(c)
 	if err != nil {
@@ -56,7 +57,9 @@ func (s *Server) getLogo(ctx *fasthttp.RequestCtx) {
 		s.writeError(ctx, err)
 		return
 	}
-	l, err := s.logos.Lookup(ctx, domain)
+	c, cancel := context.WithTimeout(context.Background(), logo.LookupTimeout)
+	defer cancel()
+	l, err := s.logos.Lookup(c, domain)
 	if err != nil {
 		s.writeError(ctx, err)
 		return

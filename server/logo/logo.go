@@ -69,7 +69,9 @@ func (s *Service) Lookup(ctx context.Context, domain string) (Logo, error) {
 		}
 	}
 	ch := s.group.DoChan(domain, func() (any, error) {
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), LookupTimeout)
+		// Not derived from ctx: the fetch outlives a caller that gives up, and a request's context (fasthttp's
+		// RequestCtx) must not be touched after its request ends.
+		fctx, cancel := context.WithTimeout(context.Background(), LookupTimeout)
 		defer cancel()
 		l, found := s.find(fctx, domain)
 		ttl := MissTTL
@@ -91,19 +93,21 @@ func (s *Service) Lookup(ctx context.Context, domain string) (Logo, error) {
 
 // find tries the sources in order and returns the first that decodes, or the placeholder.
 func (s *Service) find(ctx context.Context, domain string) (Logo, bool) {
-	origin := "https://" + domain
+	origins := []string{"https://" + domain, "http://" + domain} // until a home page answers
 	var candidates []string
-	for _, scheme := range []string{"https", "http"} {
-		body, _, final, err := s.Fetcher.Get(ctx, scheme+"://"+domain+"/")
+	for _, origin := range origins {
+		body, _, final, err := s.Fetcher.Get(ctx, origin+"/")
 		if err != nil {
-			s.log().Debug("logo: home page", "domain", domain, "scheme", scheme, "err", err)
+			s.log().Debug("logo: home page", "domain", domain, "origin", origin, "err", err)
 			continue
 		}
-		origin = final.Scheme + "://" + final.Host
+		origins = []string{final.Scheme + "://" + final.Host}
 		candidates = s.pageIcons(ctx, final, body) // whatever its declared type: tokenizing is harmless
 		break
 	}
-	candidates = append(candidates, origin+"/apple-touch-icon.png", origin+"/favicon.ico")
+	for _, origin := range origins {
+		candidates = append(candidates, origin+"/apple-touch-icon.png", origin+"/favicon.ico")
+	}
 	for _, t := range s.Services {
 		candidates = append(candidates, strings.ReplaceAll(t, "{domain}", url.QueryEscape(domain)))
 	}

@@ -193,7 +193,7 @@ func waitFor(t *testing.T, cond func() bool) {
 
 func TestNothingCachedIsFeedFetchError(t *testing.T) {
 	for name, h := range map[string]http.HandlerFunc{
-		"not found": func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) },
+		"not found":  func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) },
 		"not a feed": body("<html><body>hello</body></html>"),
 		"broken XML": body(`<rss version="2.0"><channel><item><title>x`),
 		"huge": func(w http.ResponseWriter, r *http.Request) {
