@@ -2,7 +2,7 @@
 GO ?= go
 GOFILES_DIRS := build server templates site
 
-.PHONY: run build generate test e2e lint golden fuzz crash bench-build bench-board bench-mcp clean
+.PHONY: run build generate test e2e lint golden fuzz crash bench-build bench-board bench-mcp bench-og clean
 
 run: build ## serve the whole site (pages, mirrors, API) on http://localhost:8080
 	$(GO) run ./server
@@ -47,6 +47,9 @@ bench-board: ## the board's listing against nginx, and posting throughput (wrk, 
 
 bench-mcp: ## MCP tools/list and tools/call against a minimal go-sdk server (wrk; see BENCHMARKS.md)
 	bash server/bench/mcp.sh
+
+bench-og: ## Open Graph render against @vercel/og, and cached /api/og requests/s (Node, wrk; see BENCHMARKS.md)
+	bash server/bench/og.sh
 
 clean:
 	rm -rf public public.building-* bench-out

@@ -11,6 +11,7 @@ import (
 	"twofold/server/challenge"
 	"twofold/server/config"
 	"twofold/server/mcp"
+	"twofold/server/og"
 	"twofold/server/store"
 	"twofold/site"
 
@@ -76,5 +77,23 @@ func BenchmarkMCP(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkOGCached answers a cached Open Graph image through the whole handler, in process.
+func BenchmarkOGCached(b *testing.B) {
+	s, _ := content.LoadSite(site.FS)
+	srv := New(config.Config{}, s, slog.New(slog.DiscardHandler), Deps{OG: &og.Service{Owner: "Iris Calloway", Host: "iriscalloway.example"}})
+	uri := "/api/og?title=Delegation%20debt%3A%20what%20you%20owe%20when%20agents%20do%20the%20work&subtitle=When%20you%20hand%20a%20task&type=article"
+	var ctx fasthttp.RequestCtx
+	b.ReportAllocs()
+	for b.Loop() {
+		ctx.Request.Reset()
+		ctx.Response.Reset()
+		ctx.Request.SetRequestURI(uri)
+		srv.Handle(&ctx)
+		if ctx.Response.StatusCode() != 200 {
+			b.Fatal(ctx.Response.StatusCode())
+		}
 	}
 }

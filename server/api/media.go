@@ -75,6 +75,11 @@ func (s *Server) getLogo(ctx *fasthttp.RequestCtx) {
 
 // getOG answers an Open Graph image.
 func (s *Server) getOG(ctx *fasthttp.RequestCtx) {
+	query := ctx.URI().QueryString()
+	if img, ok := s.og.ByQuery(query); ok {
+		s.writeImage(ctx, "image/png", img.ETag, ogCacheControl, img.PNG)
+		return
+	}
 	args := ctx.QueryArgs()
 	p, err := og.Parse(string(args.Peek("title")), string(args.Peek("subtitle")), string(args.Peek("type")))
 	if err != nil {
@@ -86,8 +91,12 @@ func (s *Server) getOG(ctx *fasthttp.RequestCtx) {
 		s.writeError(ctx, err)
 		return
 	}
-	s.writeImage(ctx, "image/png", img.ETag, "public, max-age=31536000, immutable", img.PNG)
+	s.og.RememberQuery(query, img)
+	s.writeImage(ctx, "image/png", img.ETag, ogCacheControl, img.PNG)
 }
+
+// ogCacheControl: an image is a function of its query, forever.
+const ogCacheControl = "public, max-age=31536000, immutable"
 
 // writeImage answers image bytes with their validator, or 304 when the client holds them already.
 func (s *Server) writeImage(ctx *fasthttp.RequestCtx, contentType, etag, cacheControl string, data []byte) {

@@ -104,6 +104,36 @@ type Service struct {
 	lru   *list.List // of *entry, most recent first
 	index map[Params]*list.Element
 	group singleflight.Group
+
+	// byQuery indexes images by a request's exact query string too, so that a repeated request skips parsing and
+	// normalisation; it is emptied when it reaches the cache's size.
+	queryMu sync.RWMutex
+	byQuery map[string]Image
+}
+
+// ByQuery returns the image last answered for exactly this query string.
+func (s *Service) ByQuery(q []byte) (Image, bool) {
+	s.queryMu.RLock()
+	img, ok := s.byQuery[string(q)]
+	s.queryMu.RUnlock()
+	return img, ok
+}
+
+// RememberQuery records the image answered for a query string.
+func (s *Service) RememberQuery(q []byte, img Image) {
+	s.queryMu.Lock()
+	defer s.queryMu.Unlock()
+	if s.byQuery == nil || len(s.byQuery) >= s.entries() {
+		s.byQuery = make(map[string]Image)
+	}
+	s.byQuery[string(q)] = img
+}
+
+func (s *Service) entries() int {
+	if s.Entries > 0 {
+		return s.Entries
+	}
+	return DefaultEntries
 }
 
 type entry struct {
@@ -157,11 +187,7 @@ func (s *Service) store(p Params, img Image) {
 		return
 	}
 	s.index[p] = s.lru.PushFront(&entry{p, img})
-	limit := s.Entries
-	if limit <= 0 {
-		limit = DefaultEntries
-	}
-	for s.lru.Len() > limit {
+	for s.lru.Len() > s.entries() {
 		last := s.lru.Back()
 		delete(s.index, last.Value.(*entry).key)
 		s.lru.Remove(last)

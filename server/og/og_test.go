@@ -2,6 +2,7 @@ package og
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -213,4 +214,22 @@ func FuzzParseRender(f *testing.F) {
 			t.Fatalf("%v %v", c, err)
 		}
 	})
+}
+
+func TestByQueryIsBounded(t *testing.T) {
+	s := service()
+	s.Entries = 3
+	img := Image{PNG: []byte{1}, ETag: `"x"`}
+	for i := range 10 {
+		s.RememberQuery([]byte(fmt.Sprint("title=", i)), img)
+		if len(s.byQuery) > 3 {
+			t.Fatalf("%d entries", len(s.byQuery))
+		}
+	}
+	if got, ok := s.ByQuery([]byte("title=9")); !ok || got.ETag != img.ETag {
+		t.Error("the newest query is not remembered")
+	}
+	if _, ok := s.ByQuery([]byte("title=0")); ok {
+		t.Error("an old query survived the bound")
+	}
 }
