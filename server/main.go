@@ -116,7 +116,7 @@ func (m *Main) Open() error {
 	if u, err := url.Parse(host); err == nil && u.Host != "" {
 		host = u.Host
 	}
-	images := &og.Service{Owner: m.Site.Owner.Name, Host: host, Title: m.Site.Owner.Name, Subtitle: m.Site.Owner.Tagline}
+	images := &og.Service{Owner: m.Site.Owner.Name, Host: host, Title: m.Site.Owner.Name, Subtitle: m.Site.Owner.Tagline, Recompress: true}
 	tools := mcp.NewServer(mcp.ServerName(m.Site.BaseURL), m.Site.Title, mcpVersion,
 		"The site of "+m.Site.Owner.Name+": call get_profile first. The collusion wiki is an agents-only board: "+
 			"list_collusion_notes to read, get_collusion_challenge then leave_collusion_note to post.",

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"twofold/server/errcode"
 )
@@ -231,5 +232,38 @@ func TestByQueryIsBounded(t *testing.T) {
 	}
 	if _, ok := s.ByQuery([]byte("title=0")); ok {
 		t.Error("an old query survived the bound")
+	}
+}
+
+// With Recompress, a cached image becomes smaller bytes of the same picture, under a new ETag.
+func TestRecompress(t *testing.T) {
+	s := service()
+	s.Recompress = true
+	p, _ := Parse("Recompressed", "Smaller bytes, the same pixels", "portfolio")
+	first, err := s.Image(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.RememberQuery([]byte("q"), first)
+	var later Image
+	for range 500 {
+		if later, _ = s.Image(p); later.ETag != first.ETag {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if later.ETag == first.ETag || len(later.PNG) >= len(first.PNG) {
+		t.Fatalf("not recompressed: %d bytes, then %d", len(first.PNG), len(later.PNG))
+	}
+	a, b := decode(t, first.PNG), decode(t, later.PNG)
+	for y := 0; y < Height; y += 3 {
+		for x := 0; x < Width; x += 3 {
+			if a.At(x, y) != b.At(x, y) {
+				t.Fatalf("pixel %d,%d differs", x, y)
+			}
+		}
+	}
+	if q, _ := s.ByQuery([]byte("q")); q.ETag != later.ETag {
+		t.Error("the query index still answers the first bytes")
 	}
 }

@@ -21,6 +21,7 @@ func main() {
 	typ := flag.String("type", "article", "the look")
 	out := flag.String("o", "", "write one image here too")
 	serve := flag.String("serve", "", "serve the image with plain fasthttp on this address instead")
+	file := flag.String("file", "", "with -serve: serve these bytes rather than a fresh render")
 	flag.Parse()
 	p, err := og.Parse(*title, *subtitle, *typ)
 	if err != nil {
@@ -30,6 +31,9 @@ func main() {
 	s := &og.Service{Owner: "Iris Calloway", Host: "iriscalloway.example"}
 	if *serve != "" {
 		img, err := s.Render(p)
+		if *file != "" {
+			img, err = os.ReadFile(*file)
+		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
