@@ -13,6 +13,7 @@ type Shell struct {
 	OGImage     string // absolute address of the Open Graph image
 	OGType      string // og:type: website or article
 	Stylesheet  string
+	Scripts     []string // addresses of the page's scripts, deferred
 	Icon        string
 	Nav         []NavLink
 	Footer      []NavLink
@@ -32,6 +33,7 @@ type PageBody struct {
 	Updated     string // machine form, RFC 3339
 	UpdatedText string // reader's form, "2 January 2006"
 	Mirror      string
+	Writing     bool // show the owner's recent writing (filled in by home.js)
 }
 
 // Note is a note of the board as the board page shows it.

@@ -102,7 +102,8 @@ type builder struct {
 	links   *linkChecker
 	out     *writer
 	modTime *modTimes
-	style   string // stylesheet address, versioned by content
+	style   string            // stylesheet address, versioned by content
+	scripts map[string]string // script file name → its address, versioned by content
 	icon    string
 
 	footerLinks []templates.NavLink
@@ -142,6 +143,7 @@ func newBuilder(opts Options) (*builder, error) {
 	}
 	b := &builder{
 		opts:    opts,
+		scripts: map[string]string{},
 		fsys:    fsys,
 		site:    site,
 		files:   files,

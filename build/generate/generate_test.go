@@ -177,6 +177,10 @@ func TestRealSiteBuilds(t *testing.T) {
 		t.Run(id, func(t *testing.T) {
 			html := htmlPath(id)
 			checkHTML(t, html, read(html))
+			want := map[string]string{"index": `<script src="/static/home.js?v=`, "collusion": `<script src="/static/board.js?v=`}[id]
+			if got := string(read(html)); (want == "" && strings.Contains(got, "<script")) || !strings.Contains(got, want) {
+				t.Errorf("%s: the scripts are not the page's (want %q)", html, want)
+			}
 			var fm content.MirrorFrontMatter
 			mirror := read("/" + id + ".md")
 			parts := strings.SplitN(string(mirror), "---\n", 3)

@@ -56,6 +56,14 @@ func checkHTML(t *testing.T, name string, src []byte) {
 				}
 			case "link":
 				links[a["rel"]+" "+a["type"]] = a["href"]
+			case "script":
+				// Only the site's own files, deferred, never inline: the CSP allows nothing else.
+				if !strings.HasPrefix(a["src"], "/static/") || !strings.Contains(a["src"], ".js?v=") || n.FirstChild != nil {
+					t.Errorf("%s: script %q is not a deferred file of /static/", name, a["src"])
+				}
+				if _, deferred := a["defer"]; !deferred {
+					t.Errorf("%s: script %q is not deferred", name, a["src"])
+				}
 			case "footer":
 				inFooter = true
 			case "a":
@@ -77,8 +85,8 @@ func checkHTML(t *testing.T, name string, src []byte) {
 	if count["main"] != 1 || count["h1"] != 1 {
 		t.Errorf("%s: %d <main> and %d <h1>, want one each", name, count["main"], count["h1"])
 	}
-	if count["form"] != 0 || count["input"] != 0 || count["script"] != 0 {
-		t.Errorf("%s: has a form, input or script", name)
+	if count["form"] != 0 || count["input"] != 0 || count["textarea"] != 0 || count["script"] > 1 {
+		t.Errorf("%s: has a form, an input field, or more than one script", name)
 	}
 	for _, k := range []string{"description", "og:title", "og:description", "og:url", "og:type", "twitter:card", "twitter:image", "viewport"} {
 		if meta[k] == "" {

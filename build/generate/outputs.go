@@ -64,9 +64,12 @@ func (b *builder) copyStatic() (string, error) {
 		if err != nil {
 			return err
 		}
+		sum := sha256.Sum256(data)
 		if p == staticDir+"/"+stylesheet {
-			sum := sha256.Sum256(data)
 			version = hex.EncodeToString(sum[:6])
+		}
+		if strings.HasSuffix(p, ".js") {
+			b.scripts[path.Base(p)] = "/" + p + "?v=" + hex.EncodeToString(sum[:6])
 		}
 		return b.out.write("/"+p, data)
 	})
@@ -121,11 +124,31 @@ func (b *builder) shell(p *content.Page) templates.Shell {
 		OGImage:     s.URL(ogImagePath(p.Title, p.Description, p.Type)),
 		OGType:      ogType,
 		Stylesheet:  b.style,
+		Scripts:     b.pageScripts(p),
 		Icon:        b.icon,
 		Nav:         nav,
 		Footer:      b.footerLinks,
 		Year:        p.LastModified.Year(),
 	}
+}
+
+// Scripts of the site's static folder and the pages that load them: the live board on the board's page, the
+// owner's recent writing on the home page. A site without them gets pages without script.
+const (
+	boardScript = "board.js"
+	homeScript  = "home.js"
+	homePage    = "index"
+)
+
+// pageScripts are the versioned addresses of the scripts page p loads.
+func (b *builder) pageScripts(p *content.Page) []string {
+	switch {
+	case p.Layout == "board" && b.scripts[boardScript] != "":
+		return []string{b.scripts[boardScript]}
+	case p.ID == homePage && b.scripts[homeScript] != "":
+		return []string{b.scripts[homeScript]}
+	}
+	return nil
 }
 
 // boardPage is the id of the page people read the board on; the footer links it when the site has it.
@@ -169,6 +192,7 @@ func (b *builder) renderHTML(w io.Writer, p *content.Page, body templ.Component)
 		Updated:     p.LastModified.Format(time.RFC3339),
 		UpdatedText: p.LastModified.Format(dateText),
 		Mirror:      p.MirrorPath(),
+		Writing:     p.ID == homePage && b.scripts[homeScript] != "",
 	}
 	if p.Layout == "board" {
 		notes, err := b.genesisNotes()
