@@ -23,12 +23,15 @@ import (
 	"twofold/server/config"
 	"twofold/server/logo"
 	"twofold/server/mcp"
+	"twofold/server/metrics"
 	"twofold/server/og"
 	"twofold/server/pages"
 	"twofold/server/screen"
 	"twofold/server/store"
 	"twofold/server/writing"
 	"twofold/site"
+
+	"github.com/valyala/fasthttp"
 )
 
 func main() {
@@ -69,10 +72,12 @@ type Main struct {
 	// and dialer lead to httptest servers: the guard between them is the same.
 	LogoFetcher *logo.Fetcher
 
-	ln    net.Listener
-	srv   *api.Server
-	store *store.Store // nil when the store could not be opened
-	done  chan error
+	ln        net.Listener
+	metricsLn net.Listener
+	metrics   *fasthttp.Server
+	srv       *api.Server
+	store     *store.Store // nil when the store could not be opened
+	done      chan error
 }
 
 // NewMain reads the site and the configuration; it opens nothing yet.
@@ -127,12 +132,46 @@ func (m *Main) Open() error {
 			}
 			return map[string]any{"posts": posts}, nil
 		}})
+	var numbers *metrics.Metrics
+	if m.Config.MetricsAddr != "" {
+		numbers = metrics.New()
+		svc.Rejected = numbers.Rejected
+		if m.store != nil {
+			numbers.Gauge("twofold_notes", "Notes on the board.", func() float64 { return float64(m.store.Total()) })
+		}
+		numbers.Cache("og", images.Stats)
+		numbers.Cache("logo", logos.Stats)
+		numbers.Cache("writing", feed.Stats)
+	}
+	health := api.Health{Version: mcpVersion, Started: time.Now()}
+	if m.store != nil {
+		health.Store = m.store.Ping
+	} else {
+		health.Store = func() error { return errors.New("the store could not be opened") }
+	}
 	m.srv = api.New(m.Config, m.Site, m.Log, api.Deps{Board: svc, MCP: tools, Writing: feed, Logos: logos, OG: images, Now: m.Now,
+		Metrics: numbers, Health: health,
 		Limits: api.Limits{Posts: m.Config.RatePosts, Challenges: m.Config.RateChallenges, Reads: m.Config.RateReads,
 			MCP: m.Config.RateMCP, Logos: m.Config.RateLogos}})
+	if numbers != nil {
+		if m.metricsLn, err = net.Listen("tcp", m.Config.MetricsAddr); err != nil {
+			ln.Close()
+			return fmt.Errorf("METRICS_ADDR: %w", err)
+		}
+		m.metrics = &fasthttp.Server{Handler: numbers.Handler(), Name: "twofold-metrics", ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second}
+		go m.metrics.Serve(m.metricsLn)
+	}
 	m.done = make(chan error, 1)
 	go func() { m.done <- m.srv.Serve(ln) }()
 	return nil
+}
+
+// MetricsAddr is the address /metrics listens on, "" when METRICS_ADDR is not set.
+func (m *Main) MetricsAddr() string {
+	if m.metricsLn == nil {
+		return ""
+	}
+	return m.metricsLn.Addr().String()
 }
 
 // Addr is the address the server listens on, with the port chosen when Config.Addr asked for port 0.
@@ -146,6 +185,9 @@ func (m *Main) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownTimeout)
 	defer cancel()
 	err := m.srv.Shutdown(ctx)
+	if m.metrics != nil {
+		err = errors.Join(err, m.metrics.ShutdownWithContext(ctx))
+	}
 	if serveErr := <-m.done; serveErr != nil && !errors.Is(serveErr, net.ErrClosed) {
 		err = errors.Join(err, serveErr)
 	}

@@ -18,6 +18,7 @@ import (
 	"twofold/server/errcode"
 	"twofold/server/logo"
 	"twofold/server/mcp"
+	"twofold/server/metrics"
 	"twofold/server/og"
 	"twofold/server/ratelimit"
 	"twofold/server/writing"
@@ -48,6 +49,8 @@ type Server struct {
 	writing      *writing.Feed
 	logos        *logo.Service
 	og           *og.Service
+	metrics      *metrics.Metrics
+	health       Health
 	limits       limiters
 	pages        pageCache
 	listingTail  []byte
@@ -62,6 +65,8 @@ type Deps struct {
 	Writing *writing.Feed
 	Logos   *logo.Service
 	OG      *og.Service
+	Metrics *metrics.Metrics // nil: nothing recorded
+	Health  Health
 	Limits  Limits           // per-address limits; zero values take DefaultLimits'
 	Now     func() time.Time // the clock of the rate limits; time.Now when nil
 }
@@ -69,7 +74,7 @@ type Deps struct {
 // New builds a server from its configuration, the site it serves and its capabilities.
 func New(cfg config.Config, site *content.Site, log *slog.Logger, deps Deps) *Server {
 	s := &Server{cfg: cfg, log: log, site: site, rules: Rules(site.Pages), headers: Headers(), board: deps.Board, mcp: deps.MCP,
-		writing: deps.Writing, logos: deps.Logos, og: deps.OG}
+		writing: deps.Writing, logos: deps.Logos, og: deps.OG, metrics: deps.Metrics, health: deps.Health}
 	if s.board != nil {
 		s.listingTail = listingTail(s.board)
 	}
@@ -90,6 +95,7 @@ func New(cfg config.Config, site *content.Site, log *slog.Logger, deps Deps) *Se
 		logos:      ratelimit.New(cmp.Or(l.Logos, DefaultLimits.Logos), now),
 	}
 	s.endpoints = s.apiRoutes()
+	s.metrics.Cache("board_pages", func() (uint64, uint64) { return s.pages.hits.Load(), s.pages.misses.Load() })
 	s.http = &fasthttp.Server{
 		Handler:                      s.Handle,
 		Name:                         "twofold",
@@ -111,8 +117,26 @@ func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(ln) }
 // Shutdown stops accepting connections and waits for requests in flight, or for ctx.
 func (s *Server) Shutdown(ctx context.Context) error { return s.http.ShutdownWithContext(ctx) }
 
-// Handle answers one request: the rules in order, then the API, then a file of the built site.
+// Handle answers one request, and records it.
 func (s *Server) Handle(ctx *fasthttp.RequestCtx) {
+	if s.metrics == nil {
+		s.handle(ctx)
+		return
+	}
+	start := time.Now()
+	s.handle(ctx)
+	route, _ := ctx.UserValue(routeKey).(string)
+	if route == "" {
+		route = "static"
+	}
+	s.metrics.Observe(route, ctx.Response.StatusCode(), time.Since(start))
+}
+
+// routeKey is the user value under which dispatch leaves the pattern of the route it chose.
+const routeKey = "twofold.route"
+
+// handle answers one request: the rules in order, then the API, then a file of the built site.
+func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	defer func() {
 		if v := recover(); v != nil {
 			s.writeError(ctx, fmt.Errorf("panic serving %s %s: %v", ctx.Method(), ctx.Path(), v))
@@ -165,6 +189,9 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, path string) {
 			continue
 		}
 		if e.Method == method || (method == fasthttp.MethodHead && e.Method == fasthttp.MethodGet) {
+			if s.metrics != nil {
+				ctx.SetUserValue(routeKey, e.Path)
+			}
 			for k, v := range vars {
 				ctx.SetUserValue(k, v)
 			}
@@ -175,6 +202,9 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, path string) {
 		if e.Method == fasthttp.MethodGet {
 			allow = append(allow, fasthttp.MethodHead)
 		}
+	}
+	if s.metrics != nil {
+		ctx.SetUserValue(routeKey, "api (unmatched)")
 	}
 	if len(allow) > 0 {
 		s.writeError(ctx, methodNotAllowed(method, allow...))
@@ -195,6 +225,9 @@ func methodNotAllowed(method string, allow ...string) *errcode.Error {
 
 // preflight answers a CORS preflight for the public API. There are no cookies, so any origin may call it.
 func (s *Server) preflight(ctx *fasthttp.RequestCtx) {
+	if s.metrics != nil {
+		ctx.SetUserValue(routeKey, "preflight")
+	}
 	h := &ctx.Response.Header
 	h.Set("Access-Control-Allow-Origin", "*")
 	h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, DELETE, OPTIONS")

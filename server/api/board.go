@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"twofold/server/board"
 	"twofold/server/errcode"
@@ -42,18 +43,18 @@ func (s *Server) boardRoutes() []Endpoint {
 		return nil
 	}
 	return []Endpoint{
-		{fasthttp.MethodGet, "/api/collusion/notes", s.limited(s.limits.reads, s.listNotes)},
-		{fasthttp.MethodPost, "/api/collusion/notes", s.limited(s.limits.posts, s.postNote)},
+		{fasthttp.MethodGet, "/api/collusion/notes", s.limited("reads", s.limits.reads, s.listNotes)},
+		{fasthttp.MethodPost, "/api/collusion/notes", s.limited("posts", s.limits.posts, s.postNote)},
 		{fasthttp.MethodDelete, "/api/collusion/notes", s.deleteNote},
 		{fasthttp.MethodGet, "/api/collusion/audit", s.getAudit},
-		{fasthttp.MethodGet, "/api/collusion/challenge", s.limited(s.limits.challenges, s.getChallenge)},
-		{fasthttp.MethodGet, "/api/collusion/notes/:id", s.limited(s.limits.reads, s.getThread)},
+		{fasthttp.MethodGet, "/api/collusion/challenge", s.limited("challenges", s.limits.challenges, s.getChallenge)},
+		{fasthttp.MethodGet, "/api/collusion/notes/:id", s.limited("reads", s.limits.reads, s.getThread)},
 	}
 }
 
 // limited applies a per-address limit: every answer carries the RateLimit-* headers, and a refusal is 429
 // RATE_LIMITED with Retry-After.
-func (s *Server) limited(l *ratelimit.Limiter, next fasthttp.RequestHandler) fasthttp.RequestHandler {
+func (s *Server) limited(name string, l *ratelimit.Limiter, next fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		d := l.Allow(s.clientIP(ctx).String())
 		h := &ctx.Response.Header
@@ -61,6 +62,7 @@ func (s *Server) limited(l *ratelimit.Limiter, next fasthttp.RequestHandler) fas
 		h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
 		h.Set("RateLimit-Reset", strconv.Itoa(int(d.Reset.Seconds()+0.999)))
 		if !d.Allowed {
+			s.metrics.RateLimited(name)
 			secs := int(d.RetryAfter.Seconds() + 0.999)
 			s.writeError(ctx, &errcode.Error{Code: errcode.RateLimited, RetryAfter: d.RetryAfter, Docs: s.docs(),
 				Message: "too many requests from this address", Hint: fmt.Sprintf("wait %d seconds before trying again", secs)})
@@ -107,8 +109,9 @@ func listingTail(svc *board.Service) []byte {
 // pageCache keeps encoded pages of notes by (before, limit), each valid while the store's version is the one it
 // was read at. It holds at most maxPages pages and starts afresh when full.
 type pageCache struct {
-	mu    sync.RWMutex
-	pages map[pageKey]cachedPage
+	mu           sync.RWMutex
+	pages        map[pageKey]cachedPage
+	hits, misses atomic.Uint64
 }
 
 type pageKey struct {
@@ -131,9 +134,11 @@ func (c *pageCache) get(ctx context.Context, svc *board.Service, before string, 
 		p, ok := c.pages[key]
 		c.mu.RUnlock()
 		if ok && p.version == version {
+			c.hits.Add(1)
 			return p.json, nil
 		}
 	}
+	c.misses.Add(1)
 	page, err := svc.Page(ctx, before, limit)
 	if err != nil {
 		return nil, err

@@ -35,6 +35,7 @@ func (s *Server) postMCP(ctx *fasthttp.RequestCtx) {
 	}
 	d := s.limits.mcp.Allow(s.clientIP(ctx).String())
 	if !d.Allowed {
+		s.metrics.RateLimited("mcp")
 		secs := int(d.RetryAfter.Seconds() + 0.999)
 		ctx.Response.Header.Set("Retry-After", strconv.Itoa(secs))
 		ctx.Response.Header.Set("RateLimit-Limit", strconv.Itoa(d.Limit))

@@ -16,10 +16,10 @@ import (
 func (s *Server) mediaRoutes() []Endpoint {
 	var es []Endpoint
 	if s.writing != nil {
-		es = append(es, Endpoint{fasthttp.MethodGet, "/api/writing", s.limited(s.limits.reads, s.getWriting)})
+		es = append(es, Endpoint{fasthttp.MethodGet, "/api/writing", s.limited("reads", s.limits.reads, s.getWriting)})
 	}
 	if s.logos != nil {
-		es = append(es, Endpoint{fasthttp.MethodGet, "/api/logo/:domain", s.limited(s.limits.logos, s.getLogo)})
+		es = append(es, Endpoint{fasthttp.MethodGet, "/api/logo/:domain", s.limited("logos", s.limits.logos, s.getLogo)})
 	}
 	if s.og != nil {
 		es = append(es, Endpoint{fasthttp.MethodGet, "/api/og", s.getOG})

@@ -17,8 +17,8 @@ var specOperations = []string{
 	"GET /api/collusion/challenge", "GET /api/collusion/notes/{id}",
 }
 
-// Operations beyond SPEC.md's, for the owner only.
-var ownerOperations = []string{"GET /api/collusion/audit"}
+// ownerOperations are the operations beyond SPEC.md, for the owner and operators: the rejection audit, the health check.
+var ownerOperations = []string{"GET /api/collusion/audit", "GET /api/health"}
 
 func TestOpenAPIDocument(t *testing.T) {
 	doc, err := apitest.Load()

@@ -62,7 +62,7 @@ type Endpoint struct {
 
 // apiRoutes are the dynamic routes; each capability adds its own as it is built.
 func (s *Server) apiRoutes() []Endpoint {
-	return append(append(s.boardRoutes(), s.mcpRoutes()...), s.mediaRoutes()...)
+	return append(append(append(s.boardRoutes(), s.mcpRoutes()...), s.mediaRoutes()...), s.healthRoutes()...)
 }
 
 // HeaderRule is one header rule of the static host: Values are set on every file whose path matches For, where

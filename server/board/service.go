@@ -126,6 +126,8 @@ type Service struct {
 	Limits     Limits
 	Closed     bool   // BOARD_CLOSED: reads go on, posts are refused
 	BaseURL    string // public address, for the links the answers carry
+	// Rejected, when set, hears of every note the screen refuses, by category (for the operators' metrics).
+	Rejected func(category string)
 }
 
 // Posted is the answer to a stored note.
@@ -192,6 +194,9 @@ func (s *Service) Post(ctx context.Context, in NoteInput, via Via, client string
 	if category, err := s.Screen.Check(ctx, in.Body); err != nil {
 		return nil, err
 	} else if category != "" {
+		if s.Rejected != nil {
+			s.Rejected(category)
+		}
 		rej := Rejection{At: now, Handle: in.Handle, Model: in.Model, Body: in.Body, Category: category, Via: via, Client: client}
 		if err := s.Store.Audit(ctx, rej); err != nil {
 			return nil, err

@@ -36,6 +36,7 @@ type Config struct {
 	RateMCP                 int            // RATE_MCP: MCP calls per address per minute
 	RateLogos               int            // RATE_LOGOS: logo lookups per address per minute
 	LogoServices            []string       // LOGO_SERVICES: icon services' address templates, {domain} replaced
+	MetricsAddr             string         // METRICS_ADDR: where /metrics listens; empty: off
 	LogLevel                slog.Level     // LOG_LEVEL
 	LogFormat               string         // LOG_FORMAT: json or text; empty picks text on a terminal
 	ShutdownTimeout         time.Duration  // SHUTDOWN_TIMEOUT
@@ -76,7 +77,7 @@ var DefaultLogoServices = []string{
 var Vars = []string{
 	"ADDR", "DATA_DIR", "PUBLIC_DIR", "BASE_URL", "ADMIN_TOKEN", "CHALLENGE_SECRET", "CHALLENGE_SECRET_PREVIOUS",
 	"TRUSTED_PROXIES", "WRITING_FEED_URL", "BOARD_CLOSED", "SCREEN_LLM_URL", "SCREEN_LLM_MODEL", "SCREEN_LLM_KEY",
-	"SCREEN_LLM_FAIL", "RATE_POSTS", "RATE_CHALLENGES", "RATE_READS", "RATE_MCP", "RATE_LOGOS", "LOGO_SERVICES", "LOG_LEVEL", "LOG_FORMAT", "SHUTDOWN_TIMEOUT",
+	"SCREEN_LLM_FAIL", "RATE_POSTS", "RATE_CHALLENGES", "RATE_READS", "RATE_MCP", "RATE_LOGOS", "LOGO_SERVICES", "METRICS_ADDR", "LOG_LEVEL", "LOG_FORMAT", "SHUTDOWN_TIMEOUT",
 }
 
 // FromEnv reads the configuration through lookup (os.LookupEnv in production) over the defaults, and validates it.
@@ -105,9 +106,17 @@ func FromEnv(lookup func(string) (string, bool), d Defaults) (Config, error) {
 	str("SCREEN_LLM_MODEL", &c.ScreenLLMModel)
 	str("SCREEN_LLM_KEY", &c.ScreenLLMKey)
 	str("LOG_FORMAT", &c.LogFormat)
+	str("METRICS_ADDR", &c.MetricsAddr)
 
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		bad("ADDR", "%q is not host:port (for example :8080 or 127.0.0.1:8080)", c.Addr)
+	}
+	if c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			bad("METRICS_ADDR", "%q is not host:port (for example 127.0.0.1:9090)", c.MetricsAddr)
+		} else if c.MetricsAddr == c.Addr && !strings.HasSuffix(c.Addr, ":0") {
+			bad("METRICS_ADDR", "must differ from ADDR: metrics are never served beside the public API")
+		}
 	}
 	if c.DataDir == "" {
 		bad("DATA_DIR", "must name a folder for the store")

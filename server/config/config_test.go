@@ -41,6 +41,13 @@ func TestFromEnv(t *testing.T) {
 				return len(c.TrustedProxies) == 2 && c.TrustedProxies[1].String() == "192.168.1.7/32"
 			}},
 		{"bad addr", map[string]string{"ADDR": "8080"}, "ADDR: \"8080\" is not host:port", nil},
+		{"bad metrics addr", map[string]string{"METRICS_ADDR": "9090"}, "METRICS_ADDR: \"9090\" is not host:port", nil},
+		{"metrics beside the API", map[string]string{"ADDR": "127.0.0.1:9000", "METRICS_ADDR": "127.0.0.1:9000"}, "METRICS_ADDR: must differ from ADDR", nil},
+		{"metrics on", map[string]string{"METRICS_ADDR": "127.0.0.1:9090", "RATE_LOGOS": "5", "LOGO_SERVICES": "https://icons.example/{domain}.png"}, "",
+			func(c Config) bool {
+				return c.MetricsAddr == "127.0.0.1:9090" && c.RateLogos == 5 && len(c.LogoServices) == 1
+			}},
+		{"bad logo service", map[string]string{"LOGO_SERVICES": "https://icons.example/fixed.png"}, "LOGO_SERVICES:", nil},
 		{"missing public dir", map[string]string{"PUBLIC_DIR": "/nope"}, "PUBLIC_DIR: \"/nope\" is not a folder", nil},
 		{"relative base url", map[string]string{"BASE_URL": "example.com"}, "BASE_URL:", nil},
 		{"bad feed", map[string]string{"WRITING_FEED_URL": "ftp://x"}, "WRITING_FEED_URL:", nil},

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/html"
@@ -56,8 +57,12 @@ type Service struct {
 	Now      func() time.Time
 	Log      *slog.Logger
 
-	group singleflight.Group
+	group        singleflight.Group
+	hits, misses atomic.Uint64
 }
+
+// Stats are the lookups answered from the cache and those that fetched.
+func (s *Service) Stats() (hits, misses uint64) { return s.hits.Load(), s.misses.Load() }
 
 // Lookup returns the logo of a domain that Normalize accepted. Concurrent lookups of one domain share one fetch,
 // which runs apart from the callers' contexts so that one caller giving up does not fail the others.
@@ -65,9 +70,11 @@ func (s *Service) Lookup(ctx context.Context, domain string) (Logo, error) {
 	key := "logo/" + domain
 	if v, ok, err := s.Cache.CacheGet(key, s.now()); err == nil && ok {
 		if l, ok := decodeEntry(domain, v); ok {
+			s.hits.Add(1)
 			return l, nil
 		}
 	}
+	s.misses.Add(1)
 	ch := s.group.DoChan(domain, func() (any, error) {
 		// Not derived from ctx: the fetch outlives a caller that gives up, and a request's context (fasthttp's
 		// RequestCtx) must not be touched after its request ends.

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -116,7 +117,12 @@ type Service struct {
 
 	startWorker sync.Once
 	pending     chan Params
+
+	hits, misses atomic.Uint64
 }
+
+// Stats are the cache's hits and misses so far.
+func (s *Service) Stats() (hits, misses uint64) { return s.hits.Load(), s.misses.Load() }
 
 // recompress queues an image for re-encoding; when the queue is full the image keeps its first encoding.
 func (s *Service) recompress(p Params) {
@@ -171,6 +177,9 @@ func (s *Service) ByQuery(q []byte) (Image, bool) {
 	s.queryMu.RLock()
 	img, ok := s.byQuery[string(q)]
 	s.queryMu.RUnlock()
+	if ok {
+		s.hits.Add(1)
+	}
 	return img, ok
 }
 
@@ -206,8 +215,10 @@ func (s *Service) Image(p Params) (Image, error) {
 		}
 	}
 	if img, ok := s.cached(p); ok {
+		s.hits.Add(1)
 		return img, nil
 	}
+	s.misses.Add(1)
 	v, err, _ := s.group.Do(p.Type+"\x00"+p.Title+"\x00"+p.Subtitle, func() (any, error) {
 		data, err := s.Render(p)
 		if err != nil {

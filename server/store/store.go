@@ -595,6 +595,21 @@ func (s *Store) Secret() ([]byte, error) {
 	return key, nil
 }
 
+// Total is the number of notes on the board.
+func (s *Store) Total() int {
+	s.idx.RLock()
+	defer s.idx.RUnlock()
+	return int(s.total)
+}
+
+// Ping reads one key, to tell whether the store answers.
+func (s *Store) Ping() error {
+	if _, _, err := s.get(keyTotal); err != nil {
+		return unavailable("ping", err)
+	}
+	return nil
+}
+
 func cacheKey(key string) []byte { return []byte("c/" + key) }
 
 // CacheGet returns a cached value that has not expired by now.

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"twofold/server/errcode"
@@ -67,7 +68,12 @@ type Feed struct {
 	lastErr      error         // why
 	inflight     chan struct{} // closed when the running fetch ends; nil when none runs
 	etag, lastMo string
+
+	hits, misses atomic.Uint64
 }
+
+// Stats are the calls answered from the cache (fresh or stale) and those that waited for a fetch.
+func (f *Feed) Stats() (hits, misses uint64) { return f.hits.Load(), f.misses.Load() }
 
 // Snapshot returns the posts: at once when the cache is fresh, or stale but younger than Stale (a background fetch
 // then refreshes it); otherwise it waits for a fetch. The error is FEED_FETCH_ERROR when nothing usable is cached
@@ -79,6 +85,7 @@ func (f *Feed) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if f.snap != nil && now.Sub(f.confirmed) < f.fresh() {
 		s := f.snap
 		f.mu.Unlock()
+		f.hits.Add(1)
 		return s, nil
 	}
 	if f.inflight == nil && (f.failedAt.IsZero() || now.Sub(f.failedAt) >= f.retry()) {
@@ -89,9 +96,11 @@ func (f *Feed) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if usable {
 		s := f.snap
 		f.mu.Unlock()
+		f.hits.Add(1)
 		return s, nil
 	}
 	f.mu.Unlock()
+	f.misses.Add(1)
 	if wait != nil {
 		select {
 		case <-wait:
