@@ -2,7 +2,7 @@
 GO ?= go
 GOFILES_DIRS := build server templates site
 
-.PHONY: run build generate test e2e lint golden fuzz crash bench-build bench-board bench-mcp bench-og clean
+.PHONY: run build generate test e2e lint golden fuzz crash bench-build bench-board bench-mcp bench-og soak clean
 
 run: build ## serve the whole site (pages, mirrors, API) on http://localhost:8080
 	$(GO) run ./server
@@ -48,8 +48,11 @@ bench-board: ## the board's listing against nginx, and posting throughput (wrk, 
 bench-mcp: ## MCP tools/list and tools/call against a minimal go-sdk server (wrk; see BENCHMARKS.md)
 	bash server/bench/mcp.sh
 
+soak: ## ten minutes of mixed traffic at 70% of the maximum; no 5xx, no lost note, flat memory (not in CI)
+	bash server/bench/soak.sh
+
 bench-og: ## Open Graph render against @vercel/og, and cached /api/og requests/s (Node, wrk; see BENCHMARKS.md)
 	bash server/bench/og.sh
 
 clean:
-	rm -rf public public.building-* bench-out e2e-out
+	rm -rf public public.building-* bench-out e2e-out soak-out

@@ -85,7 +85,7 @@ func (s *Service) Lookup(ctx context.Context, domain string) (Logo, error) {
 		if found {
 			ttl = HitTTL
 		}
-		if err := s.Cache.CachePut(key, encodeEntry(l), s.now().Add(ttl)); err != nil {
+		if err := s.Cache.CachePut(key, EncodeEntry(l), s.now().Add(ttl)); err != nil {
 			s.log().Warn("logo cache write failed", "domain", domain, "err", err)
 		}
 		return l, nil
@@ -236,9 +236,9 @@ func svg(typ, href string) bool {
 	return strings.Contains(typ, "svg") || strings.HasSuffix(h, ".svg") || strings.HasPrefix(h, "data:")
 }
 
-// encodeEntry is a cached lookup: a kind byte (1 image, 0 miss), the content type's length and the content type,
-// then the data.
-func encodeEntry(l Logo) []byte {
+// EncodeEntry is a lookup as the cache keeps it (tools that prepare a cache use it too): a kind byte (1 image,
+// 0 miss), the content type's length and the content type, then the data.
+func EncodeEntry(l Logo) []byte {
 	if l.Placeholder {
 		return []byte{0}
 	}
