@@ -2,7 +2,7 @@
 GO ?= go
 GOFILES_DIRS := build server templates site
 
-.PHONY: run build generate test e2e lint golden fuzz crash bench-build bench-board bench-mcp bench-og soak clean
+.PHONY: run build generate test e2e lint golden fuzz crash bench bench-build bench-board bench-mcp bench-og soak clean
 
 run: build ## serve the whole site (pages, mirrors, API) on http://localhost:8080
 	$(GO) run ./server
@@ -38,6 +38,9 @@ fuzz: ## run every fuzz target for FUZZTIME each
 	  server/challenge:FuzzVerify server/screen:FuzzLocal; do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$fn ($$pkg)"; \
 	  $(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) || exit 1; done
+
+bench: ## every benchmark (build, board, MCP, OG) with its anchor, RUNS each; rewrites the tables of BENCHMARKS.md
+	bash server/bench/all.sh
 
 bench-build: ## build synthetic sites of 1,000 and 10,000 pages with twofold and Hugo, side by side
 	bash build/bench/run.sh

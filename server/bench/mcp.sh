@@ -43,7 +43,7 @@ wrk_run() {
     /Non-2xx/ {bad=1}
     END {if (bad) {print "non-2xx answers" > "/dev/stderr"; exit 1}; print rps, p99}'
 }
-median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+. server/bench/lib.sh
 declare -A rps p99
 for procs in 2 1; do
   start_ours "$procs"
@@ -57,20 +57,17 @@ for procs in 2 1; do
     done
   done
 done
-echo "MCP benchmark, $(date -u +%Y-%m-%d), $(nproc) CPUs, $(go env GOVERSION), go-sdk $(go list -m -f '{{.Version}}' github.com/modelcontextprotocol/go-sdk); median of $RUNS runs"
+echo "MCP benchmark, $(date -u +%Y-%m-%d), $(nproc) CPUs, $(go env GOVERSION), go-sdk $(go list -m -f '{{.Version}}' github.com/modelcontextprotocol/go-sdk); median of $RUNS runs (lowest–highest)"
 echo
 echo "| figure | twofold | go-sdk anchor | ratio | target |"
 echo "|---|---:|---:|---:|---|"
 for procs in 2 1; do
   for m in list call; do
-    name="tools/list"; target="≥ 40,000 req/s"
-    [ $m = call ] && { name="tools/call get_collusion_challenge"; target="≥ 20,000 req/s"; }
+    name="tools/list"; target="≥ 40,000"
+    [ $m = call ] && { name="tools/call get_collusion_challenge"; target="≥ 20,000"; }
     o=$(echo "${rps[$m$procs]}" | median); a=$(echo "${rps[sdk$m$procs]}" | median)
-    op=$(echo "${p99[$m$procs]}" | median); ap=$(echo "${p99[sdk$m$procs]}" | median)
-    pr=$(echo "${rps[paced$m$procs]}" | median); pp=$(echo "${p99[paced$m$procs]}" | median)
-    awk -v n="$name" -v p="$procs" -v o="$o" -v a="$a" -v op="$op" -v ap="$ap" -v t="$target" -v pr="$pr" -v pp="$pp" 'BEGIN {
-      printf "| %s, twofold on %s core(s): req/s, saturated | %.0f | %.0f | %.1f× | %s |\n", n, p, o, a, o/a, t
-      printf "| %s, twofold on %s core(s): p99, saturated | %.2f ms | %.2f ms | | |\n", n, p, op, ap
-      printf "| %s, twofold on %s core(s): p99, paced at %.0f req/s | %.2f ms | | | < 10 ms |\n", n, p, pr, pp }'
+    echo "| $name, $procs core(s): req/s, saturated | $(stat "${rps[$m$procs]}" %.0f) | $(stat "${rps[sdk$m$procs]}" %.0f) | $(awk -v o="$o" -v a="$a" 'BEGIN {printf "%.1f×", o/a}') | $target |"
+    echo "| $name, $procs core(s): p99 ms, saturated | $(stat "${p99[$m$procs]}" %.2f) | $(stat "${p99[sdk$m$procs]}" %.2f) | | |"
+    echo "| $name, $procs core(s): p99 ms, paced at $(stat "${rps[paced$m$procs]}" %.0f) req/s | $(stat "${p99[paced$m$procs]}" %.2f) | | | < 10 ms |"
   done
 done

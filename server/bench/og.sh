@@ -23,7 +23,7 @@ go build -o "$work/server" ./server
 
 title="Delegation debt: what you owe when agents do the work"
 subtitle="When you hand a task to an agent and stop understanding it, you borrow against your future self."
-median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+. server/bench/lib.sh
 ms=; bytes=; vms=; vbytes=
 for i in $(seq "$RUNS"); do
   read -r m b < <("$work/ogbench" -title "$title" -subtitle "$subtitle" -type article -o "$work/twofold.png")
@@ -58,18 +58,17 @@ for procs in 2 1; do
   done
 done
 
-echo "Open Graph benchmark, $(date -u +%Y-%m-%d), $(nproc) CPUs, $(go env GOVERSION), Node $(node --version), @vercel/og $VERCEL_OG; median of $RUNS runs"
+echo "Open Graph benchmark, $(date -u +%Y-%m-%d), $(nproc) CPUs, $(go env GOVERSION), Node $(node --version), @vercel/og $VERCEL_OG; median of $RUNS runs (lowest–highest)"
 echo
 echo "| figure | twofold | anchor | ratio | target |"
 echo "|---|---:|---:|---:|---|"
 m=$(echo "$ms" | median); vm=$(echo "$vms" | median)
-awk -v m="$m" -v vm="$vm" -v b="$bytes" -v vb="$vbytes" 'BEGIN {
-  printf "| uncached render, title and subtitle, type article: median ms | %.2f | %.2f | %.2f× the time | ≤ 0.33× |\n", m, vm, m/vm
-  printf "| PNG bytes | %d | %d | %.2f× | ≤ 1× |\n", b, vb, b/vb }'
+echo "| uncached render, title and subtitle, type article: ms (anchor @vercel/og) | $(stat "$ms" %.2f) | $(stat "$vms" %.2f) | $(awk -v m="$m" -v vm="$vm" 'BEGIN {printf "%.2f× the time", m/vm}') | ≤ 0.33× |"
+echo "| PNG bytes of the first answer (anchor @vercel/og) | $bytes | $vbytes | $(awk -v b="$bytes" -v vb="$vbytes" 'BEGIN {printf "%.2f×", b/vb}') | ≤ 1× |"
+cb=$(wc -c < "$work/cached.png")
 for procs in 2 1; do
-  r=$(echo "${rps[$procs]}" | median); p=$(echo "${p99[$procs]}" | median)
-  pr=$(echo "${rps[plain$procs]}" | median); pp=$(echo "${p99[plain$procs]}" | median)
-  awk -v r="$r" -v p="$p" -v pr="$pr" -v pp="$pp" -v n="$procs" -v cb="$(wc -c < "$work/cached.png")" 'BEGIN {
-    printf "| cached GET /api/og (%d-byte PNG), %d core(s): req/s; anchor plain fasthttp, same bytes | %.0f | %.0f | %.2f× | ≥ 50,000 |\n", cb, n, r, pr, r/pr
-    printf "| cached GET /api/og, %d core(s): p99 | %.2f ms | %.2f ms | | |\n", n, p, pp }'
+  r=$(echo "${rps[$procs]}" | median); pr=$(echo "${rps[plain$procs]}" | median)
+  target=; [ "$procs" = 2 ] && target="≥ 50,000"
+  echo "| cached GET /api/og ($cb-byte PNG), $procs core(s): req/s (anchor plain fasthttp, same bytes) | $(stat "${rps[$procs]}" %.0f) | $(stat "${rps[plain$procs]}" %.0f) | $(awk -v r="$r" -v pr="$pr" 'BEGIN {printf "%.2f×", r/pr}') | $target |"
+  echo "| cached GET /api/og, $procs core(s): p99 ms | $(stat "${p99[$procs]}" %.2f) | $(stat "${p99[plain$procs]}" %.2f) | | |"
 done

@@ -38,7 +38,7 @@ start_server() { # [keep]: keep the data folder
   done
   echo "the server did not start (is something else on 127.0.0.1:8480?)"; cat "$work/server.log"; exit 1
 }
-median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+. server/bench/lib.sh
 
 posts=()
 for _ in $(seq "$RUNS"); do
@@ -83,17 +83,16 @@ for mode in 2 1; do
     echo "  listing (GOMAXPROCS=$mode): twofold $(echo ${rps[$mode]} | awk '{print $NF}') req/s, p99 $(echo ${p99[$mode]} | awk '{print $NF}') ms; nginx $r req/s, p99 $p ms" >&2
   done
 done
-med() { tr ' ' '\n' <<<"$1" | grep . | median; }
-pm=$(printf '%s\n' "${posts[@]}" | median)
+med() { echo "$1" | median; }
 bytes=$(wc -c < "$work/root/notes.json")
 
-echo "Board benchmark, $(date -u +%Y-%m-%d), $(nproc) CPUs, $(go env GOVERSION), nginx $(nginx -v 2>&1 | sed 's/.*\///'), wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'); median of $RUNS runs"
+echo "Board benchmark, $(date -u +%Y-%m-%d), $(nproc) CPUs, $(go env GOVERSION), nginx $(nginx -v 2>&1 | sed 's/.*\///'), wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'); median of $RUNS runs (lowest–highest)"
 echo
 echo "| figure | twofold | anchor | ratio | target |"
 echo "|---|---:|---:|---:|---|"
 for mode in 2 1; do
-  awk -v o="$(med "${rps[$mode]}")" -v n="$(med "${rps[n$mode]}")" -v op="$(med "${p99[$mode]}")" -v np="$(med "${p99[n$mode]}")" -v b="$bytes" -v m="$mode" 'BEGIN {
-    printf "| GET listing, 50 of 10,000 notes (%d bytes), server GOMAXPROCS=%s: req/s | %.0f | nginx, same bytes: %.0f | %.2f× | ≥ 0.5× |\n", b, m, o, n, o/n
-    printf "| GET listing, server GOMAXPROCS=%s: p99 | %.2f ms | nginx: %.2f ms | | < 10 ms |\n", m, op, np }'
+  ratio=$(awk -v o="$(med "${rps[$mode]}")" -v n="$(med "${rps[n$mode]}")" 'BEGIN {printf "%.2f×", o/n}')
+  echo "| GET listing, 50 of 10,000 notes ($bytes bytes), $mode core(s): req/s (anchor nginx, same bytes) | $(stat "${rps[$mode]}" %.0f) | $(stat "${rps[n$mode]}" %.0f) | $ratio | ≥ 0.5× |"
+  echo "| GET listing, $mode core(s): p99 ms | $(stat "${p99[$mode]}" %.2f) | $(stat "${p99[n$mode]}" %.2f) | | < 10 ms |"
 done
-echo "| POST, synced, 32 clients, stored notes/s | $pm | Pebble alone: about 37,000 synced writes/s (issue 3) | | ≥ 5,000 |"
+echo "| POST, synced, 32 clients: stored notes/s (anchor: Pebble alone, about 37,000 synced writes/s, issue 3) | $(stat "${posts[*]}" %.0f) | | | ≥ 5,000 |"
