@@ -158,7 +158,7 @@ func (m *Main) Open() error {
 			ln.Close()
 			return fmt.Errorf("METRICS_ADDR: %w", err)
 		}
-		m.metrics = &fasthttp.Server{Handler: numbers.Handler(), Name: "twofold-metrics", ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second}
+		m.metrics = &fasthttp.Server{Handler: numbers.Handler(), Name: "twofold-metrics", ReadTimeout: 10 * time.Second, WriteTimeout: 2 * time.Minute} // room for a CPU profile
 		go m.metrics.Serve(m.metricsLn)
 	}
 	m.done = make(chan error, 1)

@@ -5,7 +5,11 @@
 package metrics
 
 import (
+	"net/http"
+	"net/http/pprof"
+	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -27,7 +31,11 @@ type Metrics struct {
 // New makes a registry with the Go runtime's and the process's collectors and the server's instruments.
 func New() *Metrics {
 	r := prometheus.NewRegistry()
-	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// The Go collector's usual series, and the live heap after the last collection (go_gc_heap_live_bytes): the
+	// memory the program holds, which RSS hides behind the runtime's and Pebble's own retained pages.
+	r.MustRegister(collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(
+		collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/gc/heap/live:bytes$`)})),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := &Metrics{
 		Registry: r,
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -108,14 +116,25 @@ func (m *Metrics) Cache(name string, stats func() (hits, misses uint64)) {
 	}
 }
 
-// Handler answers GET /metrics in the Prometheus text format, and 404 elsewhere.
+// Handler answers GET /metrics in the Prometheus text format, Go's profiles under /debug/pprof/ (net/http/pprof),
+// and 404 elsewhere. Both belong on a private address.
 func (m *Metrics) Handler() fasthttp.RequestHandler {
 	h := fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))
+	profiles := http.NewServeMux()
+	profiles.HandleFunc("/debug/pprof/", pprof.Index)
+	profiles.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	profiles.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	profiles.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	profiles.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	debug := fasthttpadaptor.NewFastHTTPHandler(profiles)
 	return func(ctx *fasthttp.RequestCtx) {
-		if string(ctx.Path()) != "/metrics" {
-			ctx.Error("not found: metrics are at /metrics\n", fasthttp.StatusNotFound)
-			return
+		switch path := string(ctx.Path()); {
+		case path == "/metrics":
+			h(ctx)
+		case strings.HasPrefix(path, "/debug/pprof/"):
+			debug(ctx)
+		default:
+			ctx.Error("not found: metrics are at /metrics, profiles at /debug/pprof/\n", fasthttp.StatusNotFound)
 		}
-		h(ctx)
 	}
 }
