@@ -56,7 +56,7 @@ func (s *Server) boardRoutes() []Endpoint {
 // RATE_LIMITED with Retry-After.
 func (s *Server) limited(name string, l *ratelimit.Limiter, next fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
-		d := l.Allow(s.clientIP(ctx).String())
+		d := l.Allow(limitKey(s.clientIP(ctx)))
 		h := &ctx.Response.Header
 		h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
 		h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
@@ -298,6 +298,16 @@ func (s *Server) writeBoardError(ctx *fasthttp.RequestCtx, err error) {
 
 // clientIP is the address a request came from: the TCP peer, unless the peer is a trusted proxy; then
 // Netlify's X-Nf-Client-Connection-Ip, or the right-most address of X-Forwarded-For that is not a trusted proxy.
+// limitKey is the key of an address in the per-address limits: the address itself for IPv4, its /64 for IPv6,
+// since one IPv6 host commonly holds a whole /64 and could otherwise take a fresh bucket (and memory) per request.
+func limitKey(ip netip.Addr) string {
+	if ip.Is6() && !ip.Is4In6() {
+		p, _ := ip.Prefix(64)
+		return p.String()
+	}
+	return ip.String()
+}
+
 func (s *Server) clientIP(ctx *fasthttp.RequestCtx) netip.Addr {
 	peer, _ := netip.AddrFromSlice(ctx.RemoteIP())
 	peer = peer.Unmap()

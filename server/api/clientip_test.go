@@ -43,3 +43,17 @@ func TestClientIP(t *testing.T) {
 		})
 	}
 }
+
+func TestLimitKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"203.0.113.7":          "203.0.113.7",
+		"2001:db8:1:2:aaaa::1": "2001:db8:1:2::/64",
+		"2001:db8:1:2:ffff::9": "2001:db8:1:2::/64",
+		"::ffff:198.51.100.4":  "::ffff:198.51.100.4",
+		"2001:db8:1:3::1":      "2001:db8:1:3::/64",
+	} {
+		if got := limitKey(netip.MustParseAddr(in)); got != want {
+			t.Errorf("limitKey(%s) = %s, want %s", in, got, want)
+		}
+	}
+}

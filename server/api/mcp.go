@@ -33,7 +33,7 @@ func (s *Server) postMCP(ctx *fasthttp.RequestCtx) {
 		ctx.Error("400 Bad Request: unsupported MCP-Protocol-Version "+version+"; supported: "+strings.Join(mcp.AllVersions, ", ")+"\n", fasthttp.StatusBadRequest)
 		return
 	}
-	d := s.limits.mcp.Allow(s.clientIP(ctx).String())
+	d := s.limits.mcp.Allow(limitKey(s.clientIP(ctx)))
 	if !d.Allowed {
 		s.metrics.RateLimited("mcp")
 		secs := int(d.RetryAfter.Seconds() + 0.999)
