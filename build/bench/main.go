@@ -67,9 +67,9 @@ func run(pagesFlag string, runs int, work, tmpfs, hugo string) error {
 	}
 
 	fmt.Printf("Build benchmark, %s, %d CPUs, Go %s, %s", time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.Version()[2:], hugoVersion)
-	fmt.Printf("Median of %d runs, twofold and Hugo alternating; each run builds into a folder that does not exist yet.\n\n", runs)
-	fmt.Println("| pages | output | twofold pages/s | Hugo pages/s | speed ratio | twofold peak RSS | Hugo peak RSS | memory ratio |")
-	fmt.Println("|---:|---|---:|---:|---:|---:|---:|---:|")
+	fmt.Printf("Median of %d runs (lowest–highest), twofold and Hugo alternating; each run builds into a folder that does not exist yet.\n\n", runs)
+	fmt.Println("| pages | output | twofold pages/s | Hugo pages/s | speed ratio | twofold peak RSS | Hugo peak RSS | memory ratio | target |")
+	fmt.Println("|---:|---|---:|---:|---:|---:|---:|---:|---|")
 	for _, n := range sizes {
 		siteDir := filepath.Join(work, "sites", strconv.Itoa(n))
 		if err := writeSites(siteDir, n); err != nil {
@@ -98,8 +98,12 @@ func run(pagesFlag string, runs int, work, tmpfs, hugo string) error {
 			os.RemoveAll(outRoot)
 			ma, mb := median(a), median(b)
 			pa, pb := float64(n)/ma.wall.Seconds(), float64(n)/mb.wall.Seconds()
-			fmt.Printf("| %d | %s | %.0f | %.0f | %.2f× | %.0f MB | %.0f MB | %.3f |\n",
-				n, target, pa, pb, pa/pb, mb0(ma.maxRSS), mb0(mb.maxRSS), float64(ma.maxRSS)/float64(mb.maxRSS))
+			goal := ""
+			if n >= 10000 {
+				goal = "≥ 2× the speed, < 0.1 the memory"
+			}
+			fmt.Printf("| %d | %s | %.0f (%s) | %.0f (%s) | %.2f× | %.0f MB | %.0f MB | %.3f | %s |\n",
+				n, target, pa, rateSpread(n, a), pb, rateSpread(n, b), pa/pb, mb0(ma.maxRSS), mb0(mb.maxRSS), float64(ma.maxRSS)/float64(mb.maxRSS), goal)
 			fmt.Fprintf(os.Stderr, "  %d pages, %s: twofold %s, Hugo %s\n", n, target, walls(a), walls(b))
 		}
 	}
@@ -107,6 +111,15 @@ func run(pagesFlag string, runs int, work, tmpfs, hugo string) error {
 }
 
 func mb0(b int64) float64 { return float64(b) / 1e6 }
+
+// rateSpread is the lowest and the highest pages/s of a set of runs.
+func rateSpread(pages int, rs []result) string {
+	lo, hi := rs[0].wall, rs[0].wall
+	for _, r := range rs {
+		lo, hi = min(lo, r.wall), max(hi, r.wall)
+	}
+	return fmt.Sprintf("%.0f–%.0f", float64(pages)/hi.Seconds(), float64(pages)/lo.Seconds())
+}
 
 // measure runs one build into out, a folder that does not exist yet, and returns its wall time and peak memory.
 // Outputs are removed only after all runs of a size: deleting a tree makes the file system busy for a while
