@@ -11,7 +11,7 @@ import (
 )
 
 // levels is how many steps of coverage an antialiased edge has (0 and levels-1 are the flat colours).
-const levels = 32
+const levels = 16
 
 // canvas draws on a paletted image: flat colours, and antialiased edges blended from one flat colour over
 // another in levels steps. A paletted PNG is a quarter of the bytes of an RGBA one to filter and compress, which
