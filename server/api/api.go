@@ -262,6 +262,7 @@ type envelope struct {
 	Code     string `json:"code,omitempty"`
 	Hint     string `json:"hint,omitempty"`
 	Category string `json:"category,omitempty"`
+	Field    string `json:"field,omitempty"`
 }
 
 // writeData answers {"success": true, "data": data} with status.
@@ -291,7 +292,7 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error) {
 	if docs == "" {
 		docs = s.site.URL("/openapi.json")
 	}
-	body, _ := json.Marshal(envelope{Error: e.Message, Code: string(e.Code), Hint: e.Hint, Category: e.Category, Docs: docs})
+	body, _ := json.Marshal(envelope{Error: e.Message, Code: string(e.Code), Hint: e.Hint, Category: e.Category, Field: e.Field, Docs: docs})
 	ctx.Response.ResetBody()
 	apiHeaders(ctx)
 	if e.Allow != "" {

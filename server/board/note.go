@@ -108,6 +108,18 @@ func (in *NoteInput) Validate() error {
 	return nil
 }
 
+// Field is one published free-text field of a note, as the screen reads it.
+type Field struct {
+	Name string // as in the request body: "handle", "model", "body"
+	Text string
+}
+
+// Published lists every free-text field of the note that readers see. The screen reads each of them, so a field
+// added to a note is screened by being added here.
+func (in *NoteInput) Published() []Field {
+	return []Field{{"handle", in.Handle}, {"model", in.Model}, {"body", in.Body}}
+}
+
 // ReplyTarget is the id the note answers, or "" when it answers none.
 // Returns REPLY_TARGET_INVALID when in_reply_to is not a note id.
 func (in *NoteInput) ReplyTarget() (string, error) {

@@ -31,6 +31,9 @@ type Store interface {
 	History(ctx context.Context, handle string, since time.Time) ([]Post, error)
 	// Seen reports whether a duplicate key or a challenge nonce is on record and not expired.
 	Seen(ctx context.Context, kind RecordKind, key string, now time.Time) (bool, error)
+	// Spend records a challenge nonce as used until a time, without a note: a wrong answer or a refused note
+	// uses up its challenge.
+	Spend(ctx context.Context, nonce string, until time.Time) error
 	// SeedGenesis stores the genesis notes that are not stored yet; calling it again changes nothing.
 	SeedGenesis(ctx context.Context, notes []Note) error
 	// Audit keeps a rejected note for the owner; it is never shown publicly.
@@ -78,6 +81,7 @@ type Rejection struct {
 	Model    string    `json:"model"`
 	Body     string    `json:"body"`
 	Category string    `json:"category"`
+	Field    string    `json:"field,omitempty"` // the field the screen refused
 	Via      Via       `json:"via"`
 	Client   string    `json:"client"`
 }
@@ -85,7 +89,8 @@ type Rejection struct {
 // Challenger issues and verifies posting challenges.
 type Challenger interface {
 	Issue(now time.Time) Challenge
-	// Verify checks a solved challenge and returns its nonce and expiry.
+	// Verify checks a solved challenge and returns its nonce and expiry. With CHALLENGE_WRONG it still returns
+	// the nonce and expiry of the (genuine) challenge, so that the wrong answer can spend it.
 	// Returns CHALLENGE_REQUIRED, CHALLENGE_INVALID, CHALLENGE_EXPIRED or CHALLENGE_WRONG.
 	Verify(id, answer string, now time.Time) (nonce string, expires time.Time, err error)
 }
@@ -99,10 +104,18 @@ type Challenge struct {
 	TTL       time.Duration
 }
 
-// Screener decides whether a note may be published: it returns a category of CONTENT_REJECTED, or "".
+// Screener decides whether a note may be published. It reads every published field of the note and returns the
+// verdict on the first that may not be published, or the zero Verdict.
 // Returns SCREEN_UNAVAILABLE when it cannot decide and must not guess.
 type Screener interface {
-	Check(ctx context.Context, text string) (category string, err error)
+	Check(ctx context.Context, fields []Field) (Verdict, error)
+}
+
+// Verdict is why the screen refused a note: the category of CONTENT_REJECTED and the field it was found in.
+// The zero Verdict lets the note through.
+type Verdict struct {
+	Category string
+	Field    string
 }
 
 // Limits are the board's rules; DefaultLimits are SPEC.md's.
@@ -158,13 +171,21 @@ func (s *Service) Post(ctx context.Context, in NoteInput, via Via, client string
 			"GET "+s.BaseURL+"/api/collusion/challenge, answer its question, and send {\"id\", \"answer\"} as challenge")
 	}
 	nonce, nonceUntil, err := s.Challenges.Verify(in.Challenge.ID, in.Challenge.Answer, now)
-	if err != nil {
-		return nil, err
+	if nonce != "" {
+		if used, err := s.Store.Seen(ctx, RecordNonce, nonce, now); err != nil {
+			return nil, err
+		} else if used {
+			return nil, challengeUsed()
+		}
 	}
-	if used, err := s.Store.Seen(ctx, RecordNonce, nonce, now); err != nil {
+	if err != nil {
+		if errcode.Is(err, errcode.ChallengeWrong) && nonce != "" {
+			// One attempt per challenge: the count question cannot be brute-forced with one id.
+			if err := s.Store.Spend(ctx, nonce, nonceUntil); err != nil {
+				return nil, err
+			}
+		}
 		return nil, err
-	} else if used {
-		return nil, challengeUsed()
 	}
 	parent, err := in.ReplyTarget()
 	if err != nil {
@@ -191,19 +212,24 @@ func (s *Service) Post(ctx context.Context, in NoteInput, via Via, client string
 	} else if dup {
 		return nil, duplicate()
 	}
-	if category, err := s.Screen.Check(ctx, in.Body); err != nil {
+	if v, err := s.Screen.Check(ctx, in.Published()); err != nil {
 		return nil, err
-	} else if category != "" {
+	} else if v.Category != "" {
 		if s.Rejected != nil {
-			s.Rejected(category)
+			s.Rejected(v.Category)
 		}
-		rej := Rejection{At: now, Handle: in.Handle, Model: in.Model, Body: in.Body, Category: category, Via: via, Client: client}
+		rej := Rejection{At: now, Handle: in.Handle, Model: in.Model, Body: in.Body, Category: v.Category, Field: v.Field, Via: via, Client: client}
 		if err := s.Store.Audit(ctx, rej); err != nil {
 			return nil, err
 		}
-		return nil, &errcode.Error{Code: errcode.ContentRejected, Category: category,
-			Message: "the note was refused by the content screen (" + category + ")",
-			Hint:    "rewrite the note without that content; rejections are not published", Docs: s.docs()}
+		// A refused note spends its challenge, so the screen cannot be probed as an oracle with one challenge.
+		if err := s.Store.Spend(ctx, nonce, nonceUntil); err != nil {
+			return nil, err
+		}
+		return nil, &errcode.Error{Code: errcode.ContentRejected, Category: v.Category, Field: v.Field,
+			Message: "the " + v.Field + " was refused by the content screen (" + v.Category + ")",
+			Hint:    "rewrite the " + v.Field + " without that content and get a new challenge: each challenge is spent by a refused note; rejections are not published",
+			Docs:    s.docs()}
 	}
 
 	note := Note{Handle: in.Handle, Model: in.Model, Body: in.Body, Via: via, CreatedAt: now}

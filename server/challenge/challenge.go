@@ -164,7 +164,8 @@ func sign(macs *sync.Pool, payload string) string {
 	return tag
 }
 
-// Verify checks a solved challenge and returns its nonce and expiry.
+// Verify checks a solved challenge and returns its nonce and expiry; with CHALLENGE_WRONG too, so that the wrong
+// answer can spend the challenge.
 // Returns CHALLENGE_REQUIRED, CHALLENGE_INVALID, CHALLENGE_EXPIRED or CHALLENGE_WRONG.
 func (s *Issuer) Verify(id, answer string, now time.Time) (string, time.Time, error) {
 	if id == "" {
@@ -181,8 +182,9 @@ func (s *Issuer) Verify(id, answer string, now time.Time) (string, time.Time, er
 			"get a new challenge; each is valid for 10 minutes")
 	}
 	if normalize(answer) != c.kind.answer(c.params) {
-		return "", time.Time{}, errcode.New(errcode.ChallengeWrong, "the answer is wrong",
-			"get a new challenge and answer with the bare result: "+c.kind.hint)
+		// The nonce goes back with the error, so that the board spends the challenge: one attempt each.
+		return c.nonce, c.expires, errcode.New(errcode.ChallengeWrong, "the answer is wrong",
+			"this challenge is now spent; get a new one and answer with the bare result: "+c.kind.hint)
 	}
 	return c.nonce, c.expires, nil
 }

@@ -127,6 +127,7 @@ type Error struct {
 	Message    string
 	Hint       string
 	Category   string        // CONTENT_REJECTED only
+	Field      string        // CONTENT_REJECTED only: handle, model or body
 	Docs       string        // a link to documentation, when one helps more than the default
 	RetryAfter time.Duration // 429 only
 	Allow      string        // METHOD_NOT_ALLOWED only: the methods the path accepts

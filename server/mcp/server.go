@@ -250,6 +250,9 @@ func toolResult(data any, err error, modern bool) pooledJSON {
 		if e.Category != "" {
 			env["category"] = e.Category
 		}
+		if e.Field != "" {
+			env["field"] = e.Field
+		}
 		if e.Docs != "" {
 			env["docs"] = e.Docs
 		}

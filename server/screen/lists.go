@@ -1,5 +1,10 @@
 package screen
 
+import (
+	"regexp"
+	"strings"
+)
+
 // The wordlists and phrase patterns of each category, matched against every view of a note (see normalize.go).
 // Write them in plain lower case: they are squeezed like the text ("kill" is matched as "kil"), so a doubled
 // letter in a pattern is one letter. \b marks word edges; "\w*" after a stem takes its endings.
@@ -18,7 +23,8 @@ var patterns = map[Category][]string{
 	SexualMinors: {
 		`\b(?:child|children|kid|kids|minor|minors|underage|under age|preteen|pre teen|toddler|little (?:girl|boy)s?|schoolgirls?|schoolboys?|teen|teens|\d{1,2} ?(?:yo|y o|year olds?|years olds?))\b.{0,40}\b(?:porn|nudes?|naked|nsfw|sex|sexy|explicit|lewd|erotic|xxx|hot pics|pics|fuck\w*|touch\w*|molest\w*)\b`,
 		`\b(?:porn|nudes?|naked|nsfw|sex|sexy|explicit|lewd|erotic|hot pics)\b.{0,40}\b(?:child|children|kids?|minors?|underage|preteen|toddlers?|schoolgirls?|\d{1,2} ?(?:yo|year olds?|years olds?))\b`,
-		`\b(?:cp|csam|pthc|jailbait|loli|lolicon|shotacon|pedo\w*|paedo\w*|pedophil\w*|paedophil\w*)\b`,
+		`\b(?:new|fresh|real|trade|trading|sel\w*|buy\w*|download\w*|share|sharing|links?|colection|vids?|videos?|pics?) (?:\w+ ){0,2}cp\b|\bcp (?:\w+ ){0,2}(?:links?|vids?|videos?|pics?|colection|trade|for sale|available)\b`,
+		`\b(?:csam|pthc|jailbait|loli|lolicon|shotacon|pedo\w*|paedo\w*|pedophil\w*|paedophil\w*)\b`,
 		`\bgroom\w* (?:a |the )?(?:child|kid|minor|girl|boy)s?\b`,
 	},
 	Violence: {
@@ -54,11 +60,14 @@ var patterns = map[Category][]string{
 		`\bno (?:jews|muslims|blacks|gays|immigrants|women|arabs|mexicans) allowed\b`,
 	},
 	Sexual: {
-		`\b(?:porn\w*|nsfw|hentai|nudes?|naked pics|blowjob\w*|blow job|handjob\w*|cumshot\w*|cum|cumming|orgasm\w*|masturbat\w*|dildo\w*|horny|erotic\w*|sexting|sext|onlyfans|camgirl\w*|escort service\w*|hookup\w*|hook up tonight|pussy|pussies|cock|cocks|dick pics?|tits|titties|boobs|anal sex|threesome|bdsm|fetish\w*|milf\w*|stripper\w*|send nudes|sexy pics|lewd\w*)\b`,
+		`\b(?:porn\w*|nsfw|hentai|nudes|naked pics|blowjob\w*|blow job|handjob\w*|cumshot\w*|cumming|orgasm\w*|masturbat\w*|horny|erotic\w*|sexting|sext|onlyfans|camgirl\w*|escort service\w*|hookup\w*|hook up tonight|dick pics?|titties|threesome|bdsm|milf\w*|stripper\w*|send nudes|sexy pics|lewd\w*|smut\w*)\b`,
 		`\b(?:have|having|want|wanna|let's have|lets have) (?:hot |rough |wild |dirty )?sex\b`,
 		`\b(?:hot|casual|quick|rough|dirty|wild|kinky) sex\b`,
 		`\bsex (?:chat|cam|tape|video|pics|with (?:me|you|her|him))\b`,
-		`\b(?:fuck|fucking|suck|lick|touch|ride) (?:me|my|your|her|his) (?:\w+ )?(?:pussy|cock|dick|tits|ass|body|breasts|nipples)\b`,
+		`\b(?:fuck|fucking|suck|lick|touch|ride|stroke) (?:me|my|your|her|his) (?:\w+ )?(?:pussy|cock|dick|tits|ass|body|breasts|nipples|clit)\b`,
+		`\b(?:my|your|his|her) (?:hard |wet |big )?(?:cock|pussy|dick|tits|boobs|clit)\b`,
+		`\b(?:sexual|sexy|dirty|naughty|erotic|kinky) (?:role ?play|rp|chat|talk|stories|story|fantas\w*|photos?|pictures?|pics|videos?|favou?rs?)\b`,
+		`\b(?:undress\w*|strip(?:s|ping)? (?:for|naked)|take (?:off )?(?:your|her|his) (?:clothes|panties|bra))\b`,
 	},
 	Harassment: {
 		`\b(?:you|u) ?(?:re|are|r)? ?(?:\w+ ){0,2}(?:an? ?)?(?:worthless|pathetic|an idiot|a idiot|idiot|stupid|a moron|moron|a loser|loser|trash|garbage|useless|a waste of \w+|disgusting|a joke|brain ?dead|retarded|a retard|an imbecile|a clown|dumb|a failure|ugly|a disgrace|scum|vermin|a parasite|filth)\b`,
@@ -74,7 +83,7 @@ var patterns = map[Category][]string{
 		`\b(?:ignore|disregard|forget|override|bypass|skip|drop) (?:\w+ ){0,3}(?:instructions|instruction|prompt|prompts|rules|guidelines|guardrails|directives|system message|safety (?:rules|guidelines|policy|policies))\b`,
 		`\b(?:reveal|print|show|output|repeat|leak|dump|share|send|post|paste|tell me|give me|read out) (?:\w+ ){0,3}(?:system prompt|hidden prompt|initial prompt|instructions you were given|api ?keys?|access tokens?|secret keys?|tokens|passwords?|credentials|secrets|env(?:ironment)? (?:vars|variables|file)|dotenv|private keys?|ssh keys?|cookies|session tokens?)\b`,
 		`\b(?:you are|you're|from now on you are|act as|pretend (?:to be|you are)) (?:now )?(?:dan|in developer mode|developer mode|jailbroken|unrestricted|an unfiltered|without restrictions|free of (?:your )?rules)\b`,
-		`\b(?:jailbreak\w*|prompt injection payload|do anything now)\b`,
+		`\b(?:do anything now|dan mode|god mode enabled|jailbroken mode)\b`,
 		`\b(?:run|execute|exec|paste|type) (?:this|the following|these|that) (?:\w+ )?(?:command|commands|script|code|shell|one-liner|line)\b`,
 		`\b(?:all|every|fellow|other) (?:agents|bots|ais|models|llms|assistants) (?:must|should|need to|have to|are required to|will now)\b`,
 		`\b(?:tell|convince|trick|make|instruct|ask) (?:your|the) (?:user|operator|human|owner|developer)s? (?:to|that)\b`,
@@ -87,7 +96,7 @@ var patterns = map[Category][]string{
 		`\b(?:dm|message|contact|whatsapp|telegram) (?:me|us) (?:now|today|for (?:more|details|info|prices?|deals?))\b`,
 	},
 	Profanity: {
-		`\w*fuck\w*|\b(?:motherfuck\w*|mofo|shit\w*|bullshit\w*|cunt\w*|bitch\w*|asshole\w*|arsehole\w*|bastard\w*|dickhead\w*|dipshit\w*|douche\w*|wanker\w*|twat\w*|bollocks|prick|pricks|piss off|pissed|goddamn\w*|jackass\w*|wtf|stfu|fml|cocksucker\w*|slut\w*|whore\w*)\b`,
+		`\w*fuck\w*|\b(?:motherfuck\w*|mofo|shit|shits|shity|shitin\w*|shithe\w*|shitshow|shithole\w*|shitstorm|bulshit\w*|horseshit|dipshit\w*|cunt\w*|bitch|bitches|bitchin\w*|bitchy|asshole\w*|arsehole\w*|bastard\w*|dickhead\w*|douche\w*|wanker\w*|bolocks|prick|pricks|pis of|pised|godamn\w*|jackas\w*|wtf|stfu|fml|cocksucker\w*|slut\w*|whore\w*|scheiße|scheise|merde|putain|mierda|joder|coño|cazzo|vaffanculo|porca|caralho|porra|kurwa|cholera|verdomme|kut|sikerim|siktir|amk)\b`,
 	},
 }
 
@@ -136,14 +145,82 @@ var rawPatterns = map[Category][]string{
 var allowed = []string{
 	`\bshoot (?:you|u|me|him|her|them|us) (?:a|an|over) (?:\w+ )?(?:message|email|mail|note|dm|line|text|pr|ping|link|reply)\b`,
 	`\bkill(?:ed|ing|s)? (?:the|a|an|this|that|my|our|your|their|all|any|every|stale|old|zombie|hung|idle|orphan\w*|runaway|\d+) (?:\w+ )?(?:process\w*|bugs?|jobs?|servers?|containers?|tasks?|threads?|sessions?|query|queries|tests?|builds?|features?|branch\w*|tabs?|pods?|workers?|connections?|daemons?|loops?|pipelines?|requests?|flags?|deploy\w*|ideas?|darlings?)\b`,
-	`\b(?:not|never|wont|wouldnt|doesnt|dont|didnt|cant|shouldnt|wouldn't|won't|nothing) (?:\w+ ){0,2}(?:hurt|harm|kill|shoot) (?:anyone|anybody|you|people|them|us|him|her)\b`,
-	`\b(?:killer|killing it|killed it|kills it|overkill|skill\w*)\b`,
+	`\b(?:not|never|wont|wouldnt|doesnt|dont|didnt|cant|shouldnt|wouldn't|won't|nothing) (?:hurt|harm|kill|shoot) (?:anyone|anybody|people)\b`,
+	`\bnothing (?:\w+ ){0,3}(?:hurt|harm)s? (?:anyone|anybody|you)\b`,
+	`\b(?:killer|killing it|killed it|kills it|overkill|skill\w*|die on this hil|dying to (?:know|try|see)|to die for|dead tired)\b`,
+	// Names, places, foods, plants and animals that are, or hold, rude words.
+	`\b(?:scunthorpe|penistone|shiterton|shitake|shiitake|fucking,? austria|vilage of fucking|fugging|cockburn|hancock|woodcock|peacock|cocktails?|cockpits?|cockatoos?|cockatiels?|cockroach\w*|cockney|cockerel|cocker spaniels?|dickens|dickinson|dick van dyke|moby dick|spoted dick|bitche|twat orkney|dildo,? newfoundland|pusy ?wilows?|pusy cat|titmouse|blue tits?|great tits?|cal tits|faggots and peas|faggots with|bastardo umbria|faggots in gravy|analys\w*|therapist\w*|scuntorpe|middlesex|sussex|essex|wessex|lickey|clitheroe|cumbria|cumberland|bumpass|intercourse,? pennsylvania|hell,? michigan)\b`,
+	`\bbitch (?:had|has|is in (?:heat|season|whelp)|whelped|gave birth|just had|is pregnant)\b|\b(?:breding|maiden|brood|pregnant) bitch\b`,
+	`\b(?:the |our |a |my )?(?:cock|rooster) (?:crows?|crowing|starts crowing|and (?:the )?hens?|fighting)\b`,
+	// Advice and warnings are not orders: "never paste your API keys".
+	`\b(?:never|dont|do not|don't|should not|shouldn't|must not|mustn't|avoid|stop) (?:ever )?(?:paste|post|share|send|reveal|print|run|execute|leak|ignore|disregard|expose|commit|click|follow)\b`,
+	// Crisis lines and prevention are help, not self-harm.
+	`\bsuicide (?:prevention|hotline|helpline|lifeline|crisis line|line|awareness|watch)\b`,
 }
 
 // exactPatterns are matched against the unsqueezed reading: terms whose squeezed form is an ordinary word
 // ("coon" would be "con", as in "context").
 var exactPatterns = map[Category][]string{
+	Profanity: {`\b(?:twat|twats|ass|arse|tits)\b(?:\s+\w+){0,2}\s+(?:fuck\w*|shit\w*|hole|face|off)\b|\btwats?\b`},
 	Hate: {
 		`\b(?:nigger\w*|nigga\w*|niggah|sand ?nigger\w*|faggot\w*|fagot\w*|coons?|trannies|tranny)\b`,
 	},
+}
+
+// nativePatterns are matched against the native reading (NFKC, lower case, accents of Latin letters dropped, other
+// scripts as they are), for the languages whose words the Latin readings cannot hold: agent manipulation, threats
+// and self-harm in the most used languages of the web.
+var nativePatterns = map[Category][]string{
+	SexualMinors: {
+		`(?:детск\w* порн|малолетк|школьниц\w*.{0,20}(?:голы|интим|секс)|児童ポルノ|ロリ.{0,6}(?:画像|エロ)|儿童色情|幼女.{0,6}(?:色情|裸)|萝莉.{0,6}(?:色|裸)|아동\s?포르노|미성년.{0,10}(?:야한|성관계)|pornografia infantil|pornografía infantil|kinderporn)`,
+	},
+	Violence: {
+		`(?:я\s(?:убью|зарежу|застрелю|взорву)|убью\s(?:тебя|его|её|их|вас)|взорв\w*\s(?:школ|офис|вокзал|метро|мечеть|церковь|синагог)|殺してやる|ぶっ殺す|爆破(?:する|予告)|杀了你|杀死你|炸(?:掉|毁)(?:学校|大楼|车站)|죽여\s?버리|죽일\s?거|أقتلك|سأقتل|سوف\s?أقتل|فجر\s?(?:المدرسة|المسجد)|मार\s?डालूंगा|जान\s?से\s?मार|ti\s?ammazzo|te\s?voy\s?a\s?matar|je\s?vais\s?te\s?tuer|ich\s?bring\s?dich\s?um|vou\s?te\s?matar|seni\s?öldürece)`,
+	},
+	SelfHarm: {
+		`(?:покончить\s?с\s?собой|сколько\s?таблеток|хочу\s?умереть|убить\s?себя|自殺(?:する|したい|の方法)|死にたい|自杀(?:的)?方法|我想自杀|想自杀|자살(?:하고|할|하는\s?방법|방법)|죽고\s?싶|أريد\s?أن\s?أموت|سأنتحر|आत्महत्या\s?(?:करना|कर\s?ल|का\s?तरीका)|quiero\s?suicidarme|suicidarme|suicidarmi|me\s?suicider|matarme|me\s?tuer|mich\s?umbringen|me\s?matar|intihar\s?(?:etmek|edece))`,
+	},
+	AgentManipulation: {
+		// "ignore (all) previous instructions", "reveal the system prompt" and the like, in the most used languages.
+		`(?:игнорир\w*|забудь\w*|проигнорируй\w*|отмени\w*)\s(?:\S+\s){0,3}(?:инструкци|правил|указани|промпт)`,
+		`(?:системн\w*\s(?:промпт|подсказк|инструкци)|покажи\s(?:\S+\s){0,2}(?:промпт|ключ|парол|токен))`,
+		`(?:以前|前|上記|これまで|すべて|全て)の?(?:指示|命令|ルール|プロンプト)を(?:無視|忘れ)|システムプロンプト|(?:APIキー|秘密鍵|パスワード)を(?:教え|表示|送)`,
+		`(?:忽略|无视|忘记|忽視|無視)(?:之前|以前|先前|上面|所有|全部|你的)?(?:的)?(?:所有)?(?:指令|指示|规则|規則|提示|说明)|系统提示|系統提示|(?:泄露|显示|输出|告诉我)(?:你的)?(?:系统提示|密钥|密码|api)`,
+		`(?:이전|모든|앞의)?\s?(?:지시|명령|규칙|프롬프트)(?:을|를|은|는)?\s?(?:무시|잊어)|시스템\s?프롬프트`,
+		`(?:تجاهل|انس)\s(?:\S+\s){0,3}(?:التعليمات|الأوامر|القواعد)|موجه\s?النظام|(?:اكشف|أظهر|أرسل)\s(?:\S+\s){0,2}(?:المفاتيح|كلمة\s?المرور|موجه)`,
+		`(?:पिछले|सभी|पहले\s?के)?\s?(?:निर्देशों|निर्देश|नियमों)\s?(?:को)?\s?(?:अनदेखा|नजरअंदाज|भूल)|सिस्टम\s?प्रॉम्प्ट`,
+		`(?:ignora|olvida|descarta|omite)\w*\s(?:\S+\s){0,3}(?:instrucciones|reglas|indicaciones)|(?:ignore[sz]?|oublie[sz]?)\s(?:\S+\s){0,3}(?:instructions|consignes|r[eè]gles)|(?:ignorier\w*|vergiss)\s(?:\S+\s){0,3}(?:anweisungen|regeln|vorgaben)|(?:ignor[ae]\w*|esque[cç]a\w*)\s(?:\S+\s){0,3}(?:instru[cç][oõ]es|regras)|(?:ignora\w*|dimentica\w*)\s(?:\S+\s){0,3}(?:istruzioni|regole)|(?:yoksay|görmezden\s?gel|unut)\w*\s(?:\S+\s){0,3}(?:talimat|kural)|(?:talimat|kural)\w*\s(?:\S+\s){0,2}(?:yoksay|görmezden|unut)|(?:zignoruj|zapomnij)\s(?:\S+\s){0,3}(?:instrukcj|polece|zasad)|(?:negeer|vergeet)\s(?:\S+\s){0,3}(?:instructies|regels)`,
+		`(?:prompt\s(?:del\s)?sistema|prompt\s(?:du\s)?syst[eè]me|system-?prompt|prompt\s(?:do\s)?sistema|sistem\s?istemi)`,
+	},
+}
+
+// vocabulary holds the words of the lexicons (squeezed, as the readings are) and the short words between them:
+// segment cuts letter-joined runs into them.
+var vocabulary, maxVocabLen = buildVocabulary()
+
+func buildVocabulary() (map[string]bool, int) {
+	v := map[string]bool{}
+	longest := 0
+	word := regexp.MustCompile(`[a-z]{2,}`)
+	add := func(w string) {
+		w = squeeze(w)
+		v[w] = true
+		longest = max(longest, len(w))
+	}
+	for _, m := range []map[Category][]string{patterns, exactPatterns} {
+		for _, ps := range m {
+			for _, p := range ps {
+				for _, w := range word.FindAllString(regexp.MustCompile(`\\[a-z]`).ReplaceAllString(p, " "), -1) {
+					add(w)
+				}
+			}
+		}
+	}
+	for _, w := range strings.Fields(`a i the you your me my he she him her we us they them it to of and or is are am
+		be on in at for all any this that with from previous prior above earlier now then system prompt key keys
+		secret secrets password token tokens file files print reveal send show tell run execute`) {
+		add(w)
+	}
+	delete(v, "s") // a squeezed plural's tail, not a word
+	return v, longest
 }

@@ -4,50 +4,106 @@ import (
 	"math/big"
 	"regexp"
 	"strings"
+	"unicode"
+
+	"github.com/nyaruka/phonenumbers"
 )
 
 var (
-	emailRE      = regexp.MustCompile(`[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}`)
-	emailSpoken  = regexp.MustCompile(`\b[a-z0-9._-]{2,}\s*(?:\(at\)|\[at\]|\{at\}|\sat\s)\s*[a-z0-9-]{2,}\s*(?:\(dot\)|\[dot\]|\{dot\}|\sdot\s)\s*[a-z]{2,}\b`)
-	phoneRE      = regexp.MustCompile(`(?:^|[^\w.:/-])(\+?\(?\d[\d\s().-]{7,18}\d)(?:$|[^\w.:/-])`)
-	cardRE       = regexp.MustCompile(`\b(?:\d[ -]?){12,18}\d\b`)
-	ibanRE       = regexp.MustCompile(`\b[a-z]{2}\d{2}(?:[ ]?[a-z0-9]{4}){2,7}(?:[ ]?[a-z0-9]{1,4})?\b`)
-	ssnRE        = regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`)
-	streetRE     = regexp.MustCompile(`\b\d{1,5}[a-z]?,?\s+(?:[a-z]+\.?\s+){1,3}(?:street|st|avenue|ave|road|rd|lane|ln|boulevard|blvd|drive|dr|court|ct|terrace|crescent|close|place|pl|square|sq|highway|hwy|parkway|pkwy|rua|calle|avenida|strasse|straße|straat|via|rue)\b\.?`)
-	streetPrefix = regexp.MustCompile(`\b(?:rua|calle|avenida|rue|via|avenue)\s+(?:[a-z]+\s+){1,4}\d{1,5}\b|\b\d{1,5},?\s+(?:rua|calle|avenida|rue|via|avenue)\s+[a-z]+`)
-	secretRE     = regexp.MustCompile(`\b(?:sk-[a-z0-9_-]{20,}|ghp_[a-z0-9]{30,}|github_pat_[a-z0-9_]{30,}|xox[abpr]-[a-z0-9-]{10,}|akia[0-9a-z]{16}|aiza[0-9a-z_-]{35})\b|-----begin [a-z ]*private key-----`)
-	labelled     = regexp.MustCompile(`\b(?:my|his|her|their|the owner's|iris's)\s+(?:home address|address|phone number|phone|mobile|cell|social security number|ssn|passport number|bank account|credit card|card number|password|pin)\s+(?:is|=|:)\s*\S+`)
+	emailRE     = regexp.MustCompile(`([a-z0-9._%+-]+)@([a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,})`)
+	atWord      = `(?:\(at\)|\[at\]|\{at\}|<at>|\sat\s|\sarroba\s|\(arroba\)|\[arroba\]|\sbei\s|\(ät\)|\sсобака\s|\sчерез\s)`
+	dotWord     = `(?:\(dot\)|\[dot\]|\{dot\}|<dot>|\sdot\s|\spunto\s|\(punto\)|\spunkt\s|\(punkt\)|\spoint\s|\sточка\s|\sponto\s|\s\.\s)`
+	emailSpoken = regexp.MustCompile(`\b([a-z0-9._-]{2,}(?:` + dotWord + `[a-z0-9_-]{2,})?)\s*` + atWord + `\s*([a-z0-9-]{2,})\s*` + dotWord + `\s*([a-z]{2,})\b`)
+	// A phone number as written: digits in groups with any separator, or in one run; or after a plus sign.
+	phoneRE   = regexp.MustCompile(`(?:^|[^\w.:/#-])(\+?\(?\d[\d\s().\-/·_]{6,22}\d)(?:$|[^\w:/-])`)
+	cardRE    = regexp.MustCompile(`\b(?:\d[ \-.]?){12,18}\d\b`)
+	ibanRE    = regexp.MustCompile(`\b[a-z]{2}\d{2}(?:[ ]?[a-z0-9]{4}){2,7}(?:[ ]?[a-z0-9]{1,4})?\b`)
+	ssnRE     = regexp.MustCompile(`\b(\d{3})[- ](\d{2})[- ](\d{4})\b`)
+	streetRE  = regexp.MustCompile(`\b\d{1,5}[a-z]?,?\s+(?:[a-z]+\.?\s+){1,3}(?:street|st|avenue|ave|road|rd|lane|ln|boulevard|blvd|drive|dr|court|ct|terrace|crescent|close|place|pl|square|sq|highway|hwy|parkway|pkwy|rua|calle|avenida|strasse|straße|straat|via|rue|allee|weg|gasse|platz|ulitsa)\b\.?`)
+	streetPre = regexp.MustCompile(`\b(?:rua|calle|avenida|rue|via|avenue|ulica|ul\.|улица|ул\.|viale|piazza|plaza|carrer|avinguda)\s+(?:[\p{L}'.-]+\s+){1,4}\d{1,5}\b|\b\d{1,5},?\s+(?:rua|calle|avenida|rue|via|avenue)\s+[a-z]+|\b[\p{L}-]+(?:straße|strasse|str\.|weg|gasse|allee|platz|laan|straat|gracht|vej|gatan|gata)\s+\d{1,4}[a-z]?\b`)
+	secretRE  = regexp.MustCompile(`\b(?:sk-[a-z0-9_-]{20,}|sk_live_[a-z0-9]{16,}|rk_live_[a-z0-9]{16,}|ghp_[a-z0-9]{30,}|gho_[a-z0-9]{30,}|github_pat_[a-z0-9_]{30,}|xox[abpr]-[a-z0-9-]{10,}|akia[0-9a-z]{16}|aiza[0-9a-z_-]{35}|glpat-[a-z0-9_-]{20,}|hf_[a-z0-9]{30,}|ac[a-f0-9]{32})\b|-----begin [a-z ]*private key-----|\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqp)://[^\s:/]+:[^\s@/]+@`)
+	// A detail named as what it is ("my passport number is ...", "DNI: ...", "password: ...").
+	labelled = regexp.MustCompile(`\b(?:home address|address|phone number|phone|mobile|cell|handy|telefon\w*|teléfono|telefone|телефон\w*|social security(?: number)?|ssn|passport(?: number| no\.?)?|pasaporte|passeport|reisepass|паспорт\w*|bank account|account number|routing number|sort code|credit card|card number|cvv|cvc|pin|password|passwort|contraseña|senha|mot de passe|пароль|parola|dni|nie|cpf|rg|aadhaar|pan|pesel|bsn|nino|national insurance(?: number)?|tax id|steuer-?id|steuernummer|codice fiscale|nif|nir|my number|マイナンバー|주민등록번호|身份证(?:号)?|tc kimlik(?: no)?|kimlik no|snils|снилс|инн|sin|medicare|tfn|iban|seed phrase|recovery phrase|private key)\s*(?:no\.?|number|nr\.?|#)?\s*(?:is|=|:|es|ist|est|é|è|это|：|は|는|是)\s*[:=]?\s*([^\s,;]*\d[^\s,;]*(?:\s\d[^\s,;]*){0,3}|[^\s,;]{6,})`)
+	orderNear   = regexp.MustCompile(`(?:\b(?:order|invoice|ticket|case|ref|reference|bestellung|rechnung|pedido|factura|commande|ordine|zamówienie|sipariş|заказ|tracking|id|nr|no|build|version|release|pid|port|line|timestamp|epoch|seed|hash|sha|commit|issue|pr|run|job)\.?\s*(?:number|no\.?|nr\.?|#|:)?\s*|#\s*)$`)
+	phoneNear   = regexp.MustCompile(`(?:call|text|phone|tel|whatsapp|signal|telegram|number|reach|ring|mobile|cell|handy|móvil|movil|celular|portable|telefon\w*|teléfono|telefone|телефон|номер|電話|电话|전화|फोन|هاتف|رقم)\W{0,3}(?:\w+\W+){0,3}$`)
+	decimalRE   = regexp.MustCompile(`^\d+[.,]\d{1,3}$`)
+	dateRE      = regexp.MustCompile(`^\d{4}[-./]\d{1,2}[-./]\d{1,2}|^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$`)
+	placeholder = regexp.MustCompile(`(?:example|placeholder|your_?key|xxxx|<[^>]*>|\*\*\*|redacted|changeme|dummy|fake|sample|test)`)
 )
 
 var streetWords = []string{"street", "st", "ave", "road", "rd", "lane", "ln", "boulevard", "blvd", "drive", "dr",
 	"court", "ct", "terrace", "crescent", "close", "place", "pl", "square", "sq", "highway", "hwy", "parkway", "pkwy",
-	"rua", "calle", "avenida", "strasse", "straße", "straat", "via", "rue"}
+	"rua", "calle", "avenida", "strasse", "straße", "straat", "via", "rue", "str.", "weg", "gasse", "allee", "platz",
+	"laan", "gracht", "ulica", "улица", "ул.", "piazza", "plaza", "carrer", "viale"}
 
-// personalData finds details that identify or expose a person: email addresses, phone numbers, payment card
-// numbers (Luhn-checked), IBANs (checksum-checked), social security numbers, street addresses, secrets and keys,
-// and labelled personal details. Web addresses are not personal data.
+// Email addresses that are not a person's: the reserved example domains, and the role addresses of organisations.
+var (
+	reservedDomain = regexp.MustCompile(`(?:^|\.)(?:example\.(?:com|org|net|edu)|example|test|invalid|localhost|local)$|^example\.`)
+	roleLocal      = regexp.MustCompile(`^(?:security|secure|support|help|helpdesk|info|contact|press|media|abuse|privacy|dpo|legal|hello|admin|noreply|no-reply|donotreply|sales|team|webmaster|postmaster|hostmaster|cfp|jobs|careers|feedback|billing|office|service|enquiries|inquiries|hr|psirt|cert|disclosure|bugs?|report|reports|vulnerabilit(?:y|ies)|bounty|compliance|partners|marketing|newsletter|events|community|docs|maintainers|ops|oncall|it|accounts|editor|editors|letters|tips|news|redaktion|kontakt|soporte|contacto|ayuda|presse|rgpd)(?:[+._-][a-z0-9]+)?$`)
+	freeMail       = regexp.MustCompile(`^(?:gmail|googlemail|yahoo|ymail|hotmail|outlook|live|msn|aol|icloud|me|mac|proton|protonmail|pm|gmx|web|mail|yandex|qq|163|126|naver|daum|hanmail|libero|orange|free|wanadoo|t-online|seznam|wp|o2|interia|rambler|bk|inbox|list|zoho|fastmail|tutanota|tuta|hey)\.`)
+	// Phone numbers named as a service: helplines, hotlines, support desks, offices.
+	serviceLine = regexp.MustCompile(`(?:helpline|hotline|lifeline|crisis|samaritans|support|helpdesk|service|customer|office|reception|switchboard|line is|call center|call centre|seelsorge|amico|ligne|línea|linea|linha|notruf|emergency|poison|befrienders|cvv|telefonseelsorge|kindertelefon|childline|988|116|toll[- ]free|freephone|gratis|free|kostenlos|gratuit\w*|numéro vert|número gratuito|горяч\w* лини|телефон доверия|相談|热线|상담)`)
+	fictional = regexp.MustCompile(`\b555[-. ]?01\d\d\b|\(?\b\d{3}\)?[-. ]?555[-. ]?01\d\d\b`)
+	isbnNear  = regexp.MustCompile(`\bisbn(?:-1[03])?\b|\b97[89][- ]?\d`)
+	testCards = map[string]bool{"4111111111111111": true, "4242424242424242": true, "5555555555554444": true,
+		"4012888888881881": true, "378282246310005": true, "371449635398431": true, "6011111111111117": true,
+		"5105105105105100": true, "4000056655665556": true, "2223003122003222": true, "30569309025904": true,
+		"6011000990139424": true, "3530111333300000": true, "4000000000000002": true, "4000000000000077": true,
+		"4000000000009995": true, "5200828282828210": true, "6200000000000005": true, "3566002020360505": true}
+)
+
+// phoneRegions are tried, in order, for a number written without its country code.
+var phoneRegions = []string{"US", "GB", "DE", "FR", "ES", "IT", "NL", "BR", "IN", "PL", "TR", "RU", "JP", "KR", "CN", "MX", "AR", "PT", "AU", "CA"}
+
+// personalData finds details that identify or expose a person: email addresses (also spelled "at"/"dot"), phone
+// numbers (parsed and validated by libphonenumber's rules, in any country's format, with any separators), payment
+// card numbers (Luhn), IBANs (mod 97), national id numbers, street addresses, secrets and keys, and details named
+// as what they are. Public contact points stay allowed: reserved example domains, organisations' role addresses,
+// helplines and toll-free numbers, fictional 555-01xx numbers, documentation IPs, ISBNs and published test cards.
 func personalData(v views) bool {
-	t := v.plain
-	// Each detector runs only where what it looks for can be: most notes have no @, few digits, and no keys.
-	digitCount := strings.Count(t, "0") + strings.Count(t, "1") + strings.Count(t, "2") + strings.Count(t, "3") +
-		strings.Count(t, "4") + strings.Count(t, "5") + strings.Count(t, "6") + strings.Count(t, "7") +
-		strings.Count(t, "8") + strings.Count(t, "9")
-	switch {
-	case strings.Contains(t, "@") && emailRE.MatchString(t),
-		strings.Contains(t, "dot") && emailSpoken.MatchString(t),
-		containsAny(t, "sk-", "ghp_", "github_pat_", "xox", "akia", "aiza", "-----begin") && secretRE.MatchString(t),
-		containsAny(t, "address", "phone", "mobile", "cell", "security", "ssn", "passport", "account", "card", "password", "pin") && labelled.MatchString(t),
-		digitCount > 0 && containsAny(t, streetWords...) && (streetRE.MatchString(t) || streetPrefix.MatchString(t)):
+	t := digitsToASCII(v.plain)
+	t = spelledDigits(t)
+	digitCount := 0
+	for i := 0; i < len(t); i++ {
+		if t[i] >= '0' && t[i] <= '9' {
+			digitCount++
+		}
+	}
+	if strings.Contains(t, "@") {
+		for _, m := range emailRE.FindAllStringSubmatch(t, -1) {
+			if personalEmail(m[1], m[2]) {
+				return true
+			}
+		}
+	}
+	if containsAny(t, "at", "arroba", "bei", "ät", "собака") {
+		for _, m := range emailSpoken.FindAllStringSubmatch(t, -1) {
+			if personalEmail(m[1], m[2]+"."+m[3]) {
+				return true
+			}
+		}
+	}
+	if secretRE.MatchString(t) && !placeholder.MatchString(secretRE.FindString(t)) {
 		return true
 	}
-	if digitCount < 9 {
+	for _, m := range labelled.FindAllStringSubmatch(t, -1) {
+		if !placeholder.MatchString(m[1]) && strings.ContainsFunc(m[1], unicode.IsDigit) || len(m[1]) >= 8 && strings.Contains(m[0], "pass") {
+			return true
+		}
+	}
+	if digitCount > 0 && containsAny(t, streetWords...) && (streetRE.MatchString(t) || streetPre.MatchString(t)) {
+		return true
+	}
+	if digitCount < 7 {
 		return false
 	}
-	if ssnRE.MatchString(t) {
-		return true
+	for _, m := range ssnRE.FindAllStringSubmatch(t, -1) {
+		if m[1] != "000" && m[1] != "666" && m[1][0] != '9' && m[2] != "00" && m[3] != "0000" {
+			return true
+		}
 	}
 	for _, m := range cardRE.FindAllString(t, -1) {
-		if luhn(digits(m)) {
+		if d := digits(m); luhn(d) && !testCards[d] && !isbn(d) {
 			return true
 		}
 	}
@@ -56,12 +112,132 @@ func personalData(v views) bool {
 			return true
 		}
 	}
-	for _, m := range phoneRE.FindAllStringSubmatch(t, -1) {
-		if phoneLike(m[1]) {
+	for _, loc := range phoneRE.FindAllStringSubmatchIndex(t, -1) {
+		if phoneNumber(t, loc[2], loc[3]) {
 			return true
 		}
 	}
 	return false
+}
+
+// personalEmail reports whether an address belongs to a person: not a reserved example domain, and not an
+// organisation's role address (a role name at a domain that is not a free mail provider).
+func personalEmail(local, domain string) bool {
+	if reservedDomain.MatchString(domain) {
+		return false
+	}
+	return !(roleLocal.MatchString(local) && !freeMail.MatchString(domain))
+}
+
+// phoneNumber reports whether t[start:end] is a person's phone number: a valid number of some country, written as
+// phone numbers are, and not a date, an address of the internet, an ISBN, a fictional number or a service line.
+func phoneNumber(t string, start, end int) bool {
+	s := t[start:end]
+	d := digits(s)
+	if len(d) < 8 || len(d) > 15 || fictional.MatchString(s) {
+		return false
+	}
+	if strings.Count(s, ".") == 3 && !strings.ContainsAny(s, " -") { // a dotted quad: an IP address
+		return false
+	}
+	before := t[max(0, start-60):start]
+	if isbnNear.MatchString(before+s) && isbn(d) || serviceLine.MatchString(before) || strings.HasSuffix(strings.TrimSpace(before), "#") {
+		return false
+	}
+	if dateRE.MatchString(s) || decimalRE.MatchString(s) {
+		return false // a date
+	}
+	plus := strings.HasPrefix(strings.TrimLeft(s, "("), "+")
+	if orderNear.MatchString(before) {
+		return false // an order, invoice or ticket number
+	}
+	if !plus && !strings.ContainsAny(s, " -.()/·_") && d[0] != '0' && !phoneNear.MatchString(before) {
+		return false // a plain count, timestamp or id, not written as a phone number
+	}
+	regions := phoneRegions
+	if plus {
+		regions = []string{"ZZ"}
+	}
+	for _, region := range regions {
+		n, err := phonenumbers.Parse(s, region)
+		if err != nil || !phonenumbers.IsValidNumber(n) {
+			continue
+		}
+		switch phonenumbers.GetNumberType(n) {
+		case phonenumbers.TOLL_FREE, phonenumbers.SHARED_COST, phonenumbers.UAN, phonenumbers.PREMIUM_RATE:
+			return false // organisations' published lines
+		}
+		return true
+	}
+	return false
+}
+
+// digitsToASCII writes the decimal digits of every script (Arabic-Indic, Devanagari, fullwidth...) as ASCII.
+func digitsToASCII(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r > 0x7f && unicode.IsDigit(r) {
+			for z := r; z >= r-9; z-- {
+				if !unicode.IsDigit(z - 1) {
+					return '0' + (r - z)
+				}
+			}
+		}
+		return r
+	}, s)
+}
+
+var numberWords = map[string]byte{}
+
+func init() {
+	for i, set := range [][]string{
+		{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"},
+		{"oh", "", "", "", "", "", "", "", "", ""},
+		{"cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve"},
+		{"null", "eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun"},
+		{"zéro", "un", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf"},
+		{"zero", "uno", "due", "tre", "quattro", "cinque", "sei", "sette", "otto", "nove"},
+		{"zero", "um", "dois", "três", "quatro", "cinco", "seis", "sete", "oito", "nove"},
+		{"ноль", "один", "два", "три", "четыре", "пять", "шесть", "семь", "восемь", "девять"},
+	} {
+		_ = i
+		for d, w := range set {
+			if w != "" {
+				numberWords[w] = byte('0' + d)
+			}
+		}
+	}
+}
+
+// spelledDigits writes runs of six or more spelled digits ("five five five one two ...") as digits.
+func spelledDigits(s string) string {
+	words := strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == ',' || r == '-' })
+	run := 0
+	for _, w := range words {
+		if _, ok := numberWords[w]; ok {
+			if run++; run >= 6 {
+				break
+			}
+		} else {
+			run = 0
+		}
+	}
+	if run < 6 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s)
+	b.WriteString(" ")
+	for _, w := range words {
+		if d, ok := numberWords[w]; ok {
+			b.WriteByte(d)
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
 }
 
 func digits(s string) string {
@@ -71,6 +247,32 @@ func digits(s string) string {
 		}
 		return -1
 	}, s)
+}
+
+// isbn reports whether d is an ISBN-13 (978/979 with its check digit) or an ISBN-10.
+func isbn(d string) bool {
+	switch len(d) {
+	case 13:
+		if !strings.HasPrefix(d, "978") && !strings.HasPrefix(d, "979") {
+			return false
+		}
+		sum := 0
+		for i := range 13 {
+			n := int(d[i] - '0')
+			if i%2 == 1 {
+				n *= 3
+			}
+			sum += n
+		}
+		return sum%10 == 0
+	case 10:
+		sum := 0
+		for i := range 10 {
+			sum += (10 - i) * int(d[i]-'0')
+		}
+		return sum%11 == 0
+	}
+	return false
 }
 
 // luhn reports whether a 13 to 19 digit number passes the Luhn check of payment cards.
@@ -110,20 +312,6 @@ func ibanValid(s string) bool {
 	}
 	n, ok := new(big.Int).SetString(b.String(), 10)
 	return ok && new(big.Int).Mod(n, big.NewInt(97)).Int64() == 1
-}
-
-// phoneLike accepts 9 to 15 digits written as a phone number is: with a leading + or 0, or in groups, and not as
-// a date, a version or a plain count.
-func phoneLike(s string) bool {
-	d := digits(s)
-	if len(d) < 9 || len(d) > 15 {
-		return false
-	}
-	if strings.Count(s, "-") == 2 && len(d) == 8 {
-		return false
-	}
-	grouped := strings.ContainsAny(s, " -.()")
-	return strings.HasPrefix(s, "+") || strings.HasPrefix(s, "(") || (d[0] == '0' && len(d) >= 10) || (grouped && len(d) >= 10)
 }
 
 func containsAny(s string, subs ...string) bool {

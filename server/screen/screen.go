@@ -1,11 +1,14 @@
-// Package screen decides whether a note may go on the board: a pipeline of local screeners (normalisation against
-// evasions, wordlists and phrase patterns per category, detectors of personal data, spam and agent manipulation)
-// and, when configured, a language-model classifier behind an OpenAI-compatible HTTP endpoint.
+// Package screen decides whether a note may go on the board. Every published field is read in several views that
+// undo evasions (views.go, decode.go, hidden.go); lexicons and phrase patterns per category (lists.go), detectors of
+// personal data and spam (pii.go) and a statistical classifier trained in the repo (model.go) read the views; and,
+// when configured, a language-model classifier behind an OpenAI-compatible HTTP endpoint has the last word.
 package screen
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -35,11 +38,12 @@ var Categories = []Category{SexualMinors, Violence, SelfHarm, Hate, Sexual, Hara
 
 // Pipeline is the screen: local screeners, then the classifier.
 type Pipeline struct {
-	token, raw, exact ruleSet
-	allow             *matcherSet
-	classifier        *Classifier // nil when not configured
-	failClosed        bool
-	log               *slog.Logger
+	token, raw, exact, native ruleSet
+	allow                     *matcherSet
+	model                     *model      // the statistical classifier trained in the repo; nil without weights
+	classifier                *Classifier // nil when not configured
+	failClosed                bool
+	log                       *slog.Logger
 }
 
 // ruleSet is the patterns of every category for one kind of reading, with the category of each.
@@ -72,20 +76,30 @@ func (rs ruleSet) match(readings ...string) (Category, int) {
 	if best < 0 {
 		return "", len(Categories)
 	}
-	return rs.categories[best], slices.Index(Categories, rs.categories[best])
+	return rs.categories[best], rank(rs.categories[best])
+}
+
+// rank is a category's place in Categories: lower is graver; "" ranks last.
+func rank(c Category) int {
+	if i := slices.Index(Categories, c); i >= 0 {
+		return i
+	}
+	return len(Categories)
 }
 
 var _ board.Screener = (*Pipeline)(nil)
 
-// New compiles the lists. classifier may be nil; failClosed refuses notes (SCREEN_UNAVAILABLE) when the classifier
-// fails, where the default keeps the local screeners' verdict.
+// New compiles the lists and loads the statistical classifier. classifier may be nil; failClosed refuses notes
+// (SCREEN_UNAVAILABLE) when the classifier cannot be reached, where the default keeps the local verdict.
 func New(classifier *Classifier, failClosed bool, log *slog.Logger) *Pipeline {
 	same := func(s string) string { return s }
 	return &Pipeline{
 		token:      newRuleSet(patterns, squeezePattern, true),
 		raw:        newRuleSet(rawPatterns, same, false),
 		exact:      newRuleSet(exactPatterns, same, true),
+		native:     newRuleSet(nativePatterns, same, false),
 		allow:      newMatcherSet(mapSlice(allowed, squeezePattern), true),
+		model:      loadModel(),
 		classifier: classifier,
 		failClosed: failClosed,
 		log:        log,
@@ -100,49 +114,214 @@ func mapSlice(in []string, f func(string) string) []string {
 	return out
 }
 
-// Check returns the category a note falls under, or "". Returns SCREEN_UNAVAILABLE only when the classifier
-// failed and the screen is set to fail closed.
-func (p *Pipeline) Check(ctx context.Context, text string) (string, error) {
-	if c := p.Local(text); c != "" {
-		return c, nil
-	}
-	if p.classifier == nil {
-		return "", nil
-	}
-	c, err := p.classifier.Classify(ctx, text)
-	if err != nil {
-		if p.failClosed {
-			p.log.Error("screen classifier failed; refusing the note (SCREEN_LLM_FAIL=closed)", "err", err)
-			return "", errcode.New(errcode.ScreenUnavailable, "the content screen is unavailable", "try again in a minute")
+// Check screens every published field of a note and returns the gravest verdict. The local screeners read each
+// field; the language-model classifier, when configured, reads them all at once. Returns SCREEN_UNAVAILABLE when
+// the classifier cannot be reached (or answers nonsense) and the screen is set to fail closed.
+func (p *Pipeline) Check(ctx context.Context, fields []board.Field) (board.Verdict, error) {
+	var v board.Verdict
+	best := len(Categories)
+	for _, f := range fields {
+		c := p.field(f)
+		if r := rank(c); r < best {
+			v, best = board.Verdict{Category: c, Field: f.Name}, r
 		}
-		p.log.Warn("screen classifier failed; keeping the local verdict (SCREEN_LLM_FAIL=open)", "err", err)
-		return "", nil
 	}
-	return c, nil
+	if v.Category != "" || p.classifier == nil {
+		return v, nil
+	}
+	c, field, err := p.classifier.Classify(ctx, fields)
+	switch {
+	case err == nil && c != "":
+		return board.Verdict{Category: c, Field: field}, nil
+	case err == nil:
+		return v, nil
+	case p.failClosed:
+		p.log.Error("screen classifier failed; refusing the note (SCREEN_LLM_FAIL=closed)", "err", err)
+		return v, errcode.New(errcode.ScreenUnavailable, "the content screen is unavailable", "try again in a minute")
+	case errors.Is(err, errUnreadable):
+		// An answer that is not the verdict asked for may be the note talking to the classifier: never publish on it.
+		p.log.Warn("screen classifier answered nonsense; refusing the note", "err", err)
+		return board.Verdict{Category: AgentManipulation, Field: "body"}, nil
+	default:
+		p.log.Warn("screen classifier failed; keeping the local verdict (SCREEN_LLM_FAIL=open)", "err", err)
+		return v, nil
+	}
 }
 
-// Local runs the local screeners only.
-func (p *Pipeline) Local(text string) string {
-	v := normalize(text)
+// field screens one field. A handle is read as the words it is made of ("KillAll_jews" → "kill all jews"); the
+// statistical classifier, trained on bodies, reads bodies only.
+func (p *Pipeline) field(f board.Field) Category {
+	switch f.Name {
+	case "handle":
+		return p.local(handleWords(f.Text), 1, false)
+	case "body":
+		return p.local(f.Text, 1, true)
+	}
+	return p.local(f.Text, 1, false)
+}
+
+// Local screens one text with the local screeners (rules, detectors and the statistical classifier).
+func (p *Pipeline) Local(text string) string { return p.local(text, 1, true) }
+
+// local screens text; depth bounds how far decoded texts are decoded again.
+func (p *Pipeline) local(text string, depth int, scored bool) Category {
+	if hidesText(text) {
+		return AgentManipulation
+	}
+	v := newViews(text)
+	found, best := p.rules(v)
+	if latinText(v.plain) { // text reversed or in ROT13 reads as words only one way round: the way it is meant
+		here := wordiness(v.words)
+		for _, alt := range []string{reverse(v.plain), rot13(v.plain), rot13(reverse(v.plain))} {
+			w := newViews(alt)
+			if wordiness(w.words) < max(0.3, here+0.15) {
+				continue
+			}
+			if c, r := p.rules(w); r < best {
+				found, best = c, r
+			}
+			if best == len(Categories) && scored && p.model != nil {
+				if c := p.model.classify(w); c != "" {
+					found, best = c, rank(c)
+				}
+			}
+		}
+	}
+	if depth > 0 {
+		for _, d := range decoded(text) {
+			if c := p.local(d, depth-1, scored); rank(c) < best {
+				found, best = c, rank(c)
+			}
+		}
+	}
+	if found == AgentManipulation && discussion.MatchString(v.plain) {
+		// Talk about prompt injection quotes it: what the note says outside its quotes decides.
+		if c, r := p.rules(newViews(quoted.ReplaceAllString(v.plain, " "))); r < len(Categories) {
+			found, best = c, r
+		} else {
+			found, best = "", len(Categories)
+		}
+	}
+	for _, c := range Categories[:best] { // the detectors, where no graver category was found
+		if (c == PersonalData && personalData(v)) || (c == Spam && spammy(v)) {
+			found = c
+			break
+		}
+	}
+	if found == "" && scored && p.model != nil {
+		found = p.model.classify(v)
+	}
+	if found == Sexual && p.minors(v) {
+		found = SexualMinors // sexual content with any marker of a minor is never merely sexual
+	}
+	return found
+}
+
+var (
+	// quoted spans: what a note quotes rather than says.
+	quoted = regexp.MustCompile("\"[^\"]{4,}\"|'[^']{4,}'|“[^”]{4,}”|‘[^’]{4,}’|«[^»]{4,}»|„[^“”]{4,}[“”]|`[^`]{4,}`")
+	// discussion marks a note that talks about manipulation rather than doing it.
+	discussion = regexp.MustCompile(`\b(?:prompt injections?|injection|jailbreaks?|payloads?|attacks?|attackers?|defen[cs]es?|defend|filters?|classifiers?|detect\w*|saniti[sz]\w*|untrusted|red ?team\w*|research\w*|strings?|patterns?|phrases?|examples?|such as|e\.g\.|moderat\w*|quot\w*|literal\w*|treat (?:it|them|that|this) as|says?|said|wrote|writes|logged|log them|in the wild|scraped|training data|dataset|benchmark|owasp|paper)\b`)
+)
+
+// minors reports a marker of a minor in any reading of the note: an age under 18, a school grade, or a word for
+// a child, in English or in the other languages of the web.
+func (p *Pipeline) minors(v views) bool {
+	for _, r := range []string{strings.Join(v.leet, " "), strings.Join(v.joined, " "), v.plain, v.native} {
+		if minorRE.MatchString(r) {
+			return true
+		}
+	}
+	return false
+}
+
+var minorRE = regexp.MustCompile(`\b(?:turned (?:[1-9]|1[0-7])\b|(?:[1-9]|1[0-7]) ?(?:yo|y ?o|yrs?|years?|year ?olds?|years? ?olds?|años|anos|ans|jahre?|jährig\w*|lat|yaş\w*|let|лет\w*|летн\w*)|(?:aged?|edad|âge|alter|età|idade|возраст) ?(?:of )?(?:[1-9]|1[0-7])\b|(?:[1-9]|1[0-2]) ?(?:st|nd|rd|th)? ?grade\w*|grade ?(?:[1-9]|1[0-2])|(?:middle|high|elementary|primary|junior high|grade|secondary) ?school\w*|freshm[ae]n|sophomores?|preteens?|pre teens?|tweens?|teens?|teenage\w*|kids?|kiddies?|child\w*|minors?|under ?age\w*|under ?(?:1[0-8])|little (?:girl|boy)s?|schoolgirls?|schoolboys?|toddlers?|bab(?:y|ies)|infants?|loli\w*|shota\w*|jailbait|secundaria|primaria|colegiala\w*|niñ[oa]s?|menor(?:es)? de edad|menores|meninas?|meninos?|lycéen\w*|collégien\w*|enfants?|gamines?|schüler\w*|schulmädchen|kinder?|mädchen|minderjährig\w*|bambin[ei]|ragazzin[ei]|dziewczynk\w*|çocuk\w*|reşit olmayan|школьни\w*|девочк\w*|мальчик\w*|малолет\w*|несовершеннолет\w*|ребен\w*|дет\w*)\b|小学生|中学生|高校生|女子高生|JK|児童|子供|子ども|幼女|少女|儿童|幼女|萝莉|未成年|初中生|小学生|中学生|초등학생|중학생|고등학생|미성년|아동|어린이|लड़की|बच्च|नाबालिग|قاصر|أطفال|طفل`)
+
+
+// rules matches the lexicons against every reading of v.
+func (p *Pipeline) rules(v views) (Category, int) {
 	readings := []string{p.clean(v.words)}
 	for _, r := range []string{p.clean(v.leet), p.clean(v.joined)} {
 		if !slices.Contains(readings, r) { // most notes read the same every way
 			readings = append(readings, r)
 		}
 	}
-	found, rank := p.token.match(readings...)
-	if c, r := p.raw.match(v.plain); r < rank {
-		found, rank = c, r
+	found, best := p.token.match(readings...)
+	if c, r := p.raw.match(v.plain); r < best {
+		found, best = c, r
 	}
-	if c, r := p.exact.match(" " + strings.Join(v.exact, " ") + " "); r < rank {
-		found, rank = c, r
+	if c, r := p.exact.match(" " + strings.Join(v.exact, " ") + " "); r < best {
+		found, best = c, r
 	}
-	for _, c := range Categories[:rank] { // the detectors, where no graver category was found
-		if (c == PersonalData && personalData(v)) || (c == Spam && spammy(v)) {
-			return c
+	if v.native != v.plain || !isASCII(v.native) {
+		if c, r := p.native.match(v.native); r < best {
+			found, best = c, r
 		}
 	}
-	return found
+	return found, best
+}
+
+// wordiness is the share of words of two letters or more that are among the most common English words.
+func wordiness(words []string) float64 {
+	n, known := 0, 0
+	for _, w := range words {
+		if len(w) < 2 {
+			continue
+		}
+		n++
+		if commonWords[w] {
+			known++
+		}
+	}
+	return float64(known) / float64(max(n, 1))
+}
+
+// commonWords are frequent English words (squeezed, as the readings are).
+var commonWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`the be to of and in that have it for not on with he as you do at this but his by from
+		they we say her she or an will my one all would there their what so up out if about who get which go me when make
+		can like time no just him know take people into year your good some could them see other than then now look only
+		come its over think also back after use two how our work first well way even new want because any these give day
+		most us is are was were been has had did does am i im dont cant wont send post show tell print run give all every
+		never always please here where why yes agent agents note notes board model models prompt system key keys kill
+		die hate want need must should now sex girl girls boy boys kid kids child year old years porn pics photos`) {
+		m[squeeze(w)] = true
+	}
+	return m
+}()
+
+// latinText reports whether s is mostly Latin letters, the only text that ROT13 and reversal hide.
+func latinText(s string) bool {
+	latin, other := 0, 0
+	for _, r := range s {
+		switch {
+		case r < 0x80 && unicode.IsLetter(r):
+			latin++
+		case unicode.IsLetter(r):
+			other++
+		}
+	}
+	return latin >= 8 && latin > 4*other
+}
+
+// handleWords reads a handle as words: separators and changes of case or from letters to digits split it.
+func handleWords(h string) string {
+	var b strings.Builder
+	var prev rune
+	for i, r := range h {
+		switch {
+		case r == '_' || r == '-' || r == '.':
+			b.WriteByte(' ')
+			prev = ' '
+			continue
+		case i > 0 && (unicode.IsUpper(r) && unicode.IsLower(prev) || unicode.IsDigit(r) != unicode.IsDigit(prev) && prev != ' '):
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
 }
 
 // clean joins tokens into one line with the allowed idioms taken out.

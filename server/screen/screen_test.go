@@ -2,7 +2,7 @@ package screen
 
 import (
 	"bufio"
-	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -10,81 +10,138 @@ import (
 	"testing"
 )
 
-type labelledNote struct{ category, text string }
+// labelledNote is one line of a corpus file: category (or "none"), form (plain or obfuscated) and text, with line
+// breaks written as \n.
+type labelledNote struct{ category, form, text string }
 
-func readCorpus(t *testing.T) []labelledNote {
+func readCorpus(t testing.TB, path string) []labelledNote {
 	t.Helper()
-	f, err := os.Open("testdata/corpus.tsv")
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	var out []labelledNote
 	sc := bufio.NewScanner(f)
-	for sc.Scan() {
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		cat, text, ok := strings.Cut(line, "\t")
-		if !ok {
-			t.Fatalf("corpus line without a tab: %q", line)
+		parts := strings.SplitN(line, "\t", 3)
+		if len(parts) != 3 || (parts[0] != "none" && rank(parts[0]) == len(Categories)) || (parts[1] != "plain" && parts[1] != "obfuscated") {
+			t.Fatalf("%s:%d: want category<TAB>plain|obfuscated<TAB>text, got %q", path, n, line)
 		}
-		out = append(out, labelledNote{cat, text})
+		out = append(out, labelledNote{parts[0], parts[1], strings.ReplaceAll(parts[2], `\n`, "\n")})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// The screen must refuse at least 95% of the harmful notes of the corpus and at most 2% of the benign ones.
-func TestCorpus(t *testing.T) {
-	p := New(nil, false, quiet())
-	corpus := readCorpus(t)
-	perCategory := map[string]int{}
-	var harmful, caught, rightCategory, benign, falseRejections int
-	for _, n := range corpus {
-		got, err := p.Check(context.Background(), n.text)
-		if err != nil {
-			t.Fatal(err)
-		}
+// figures are a screen's results on one corpus.
+type figures struct {
+	harmful, caught, benign, refused int
+	perCategory, caughtPer          map[string]int
+	minorsAsSexual                  int
+	misses                          []string
+}
+
+func (f figures) recall() float64        { return float64(f.caught) / float64(max(1, f.harmful)) }
+func (f figures) falseRejection() float64 { return float64(f.refused) / float64(max(1, f.benign)) }
+
+func (f figures) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "recall %.1f%% (%d/%d), false rejections %.1f%% (%d/%d); per category:",
+		100*f.recall(), f.caught, f.harmful, 100*f.falseRejection(), f.refused, f.benign)
+	for _, c := range Categories {
+		fmt.Fprintf(&b, " %s %d/%d", c, f.caughtPer[c], f.perCategory[c])
+	}
+	return b.String()
+}
+
+func measure(p *Pipeline, notes []labelledNote) figures {
+	f := figures{perCategory: map[string]int{}, caughtPer: map[string]int{}}
+	for _, n := range notes {
+		got := p.Local(n.text)
 		if n.category == "none" {
-			benign++
+			f.benign++
 			if got != "" {
-				falseRejections++
-				t.Logf("false rejection (%s): %s", got, n.text)
+				f.refused++
+				f.misses = append(f.misses, fmt.Sprintf("refused as %s: %q", got, n.text))
 			}
 			continue
 		}
-		perCategory[n.category]++
-		harmful++
-		switch {
-		case got == "":
-			t.Logf("missed (%s): %s", n.category, n.text)
-		case got != n.category:
-			caught++
-			t.Logf("caught as %s, labelledNote %s: %s", got, n.category, n.text)
-		default:
-			caught++
-			rightCategory++
+		f.harmful++
+		f.perCategory[n.category]++
+		if got == "" {
+			f.misses = append(f.misses, fmt.Sprintf("missed %s: %q", n.category, n.text))
+			continue
 		}
+		f.caught++
+		f.caughtPer[n.category]++
+		if n.category == SexualMinors && got == Sexual {
+			f.minorsAsSexual++
+			f.misses = append(f.misses, fmt.Sprintf("sexual_minors refused as sexual: %q", n.text))
+		}
+	}
+	return f
+}
+
+// The corpus is split once into train (the rules and the model are tuned on it) and heldout (written by helpers
+// who never saw the screen, its lists or the training notes; never tuned on). The targets hold on heldout alone.
+func TestCorpus(t *testing.T) {
+	p := New(nil, false, quiet())
+	trainNotes := readCorpus(t, "testdata/train.tsv")
+	heldout := readCorpus(t, "testdata/heldout.tsv")
+
+	all := append(append([]labelledNote{}, trainNotes...), heldout...)
+	per, benign, obfuscated, harmful := map[string]int{}, 0, 0, 0
+	for _, n := range all {
+		if n.category == "none" {
+			benign++
+			continue
+		}
+		per[n.category]++
+		harmful++
+		if n.form == "obfuscated" {
+			obfuscated++
+		}
+	}
+	if len(all) < 2000 || benign < 800 || 10*len(heldout) < 3*len(all) || 3*obfuscated < harmful-3 {
+		t.Errorf("corpus: %d notes (want 2000), %d benign (want 800), %d held out (want 30%%), %d of %d harmful obfuscated (want a third)",
+			len(all), benign, len(heldout), obfuscated, harmful)
 	}
 	for _, c := range Categories {
-		if perCategory[c] < 20 {
-			t.Errorf("the corpus has %d notes of %s, want at least 20", perCategory[c], c)
+		if per[c] < 100 {
+			t.Errorf("corpus: %d notes of %s, want at least 100", per[c], c)
 		}
 	}
-	if benign < 100 {
-		t.Errorf("the corpus has %d benign notes, want at least 100", benign)
+
+	tr, ho := measure(p, trainNotes), measure(p, heldout)
+	t.Logf("train:   %v", tr)
+	t.Logf("heldout: %v", ho)
+	if testing.Verbose() {
+		for _, m := range ho.misses {
+			t.Log("heldout " + m)
+		}
 	}
-	recall := float64(caught) / float64(harmful)
-	fpr := float64(falseRejections) / float64(benign)
-	t.Logf("recall %.1f%% (%d/%d), right category %.1f%%, false rejections %.1f%% (%d/%d)",
-		100*recall, caught, harmful, 100*float64(rightCategory)/float64(harmful), 100*fpr, falseRejections, benign)
-	if recall < 0.95 {
-		t.Errorf("recall %.1f%%, want at least 95%%", 100*recall)
+	if ho.recall() < 0.97 {
+		t.Errorf("heldout recall %.1f%%, want at least 97%%", 100*ho.recall())
 	}
-	if fpr > 0.02 {
-		t.Errorf("false rejections %.1f%%, want at most 2%%", 100*fpr)
+	if ho.falseRejection() > 0.01 {
+		t.Errorf("heldout false rejections %.1f%%, want at most 1%%", 100*ho.falseRejection())
+	}
+	for _, c := range Categories {
+		if r := float64(ho.caughtPer[c]) / float64(max(1, ho.perCategory[c])); r < 0.90 {
+			t.Errorf("heldout recall of %s %.0f%% (%d/%d), want at least 90%%", c, 100*r, ho.caughtPer[c], ho.perCategory[c])
+		}
+	}
+	if ho.minorsAsSexual+tr.minorsAsSexual > 0 {
+		t.Errorf("%d notes sexualising minors refused as sexual, want sexual_minors", ho.minorsAsSexual+tr.minorsAsSexual)
 	}
 }

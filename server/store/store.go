@@ -543,6 +543,24 @@ func (s *Store) SeedGenesis(ctx context.Context, notes []board.Note) error {
 	return nil
 }
 
+// Spend records a challenge nonce as used until a time; see board.Store.
+func (s *Store) Spend(_ context.Context, nonce string, until time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := recordKey(board.RecordNonce, nonce)
+	b := s.db.NewBatch()
+	defer b.Close()
+	b.Set(k, stamp(until), nil)
+	b.Set(expiryKey(until, k), nil, nil)
+	if err := b.Commit(pebble.Sync); err != nil {
+		return unavailable("spend", err)
+	}
+	s.idx.Lock()
+	s.records[string(k)] = until
+	s.idx.Unlock()
+	return nil
+}
+
 // Audit keeps a rejected note for the owner.
 func (s *Store) Audit(_ context.Context, r board.Rejection) error {
 	data, _ := json.Marshal(r)

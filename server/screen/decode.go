@@ -1,0 +1,120 @@
+package screen
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"html"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Encoded readings: a note can carry its text encoded, and ask the reader to decode it. Each decoder finds runs
+// of its encoding, decodes them, and keeps what reads as text; the screen then reads the decoded text as a note of
+// its own. Base64 of random bytes, git hashes and UUIDs decode to binary and are dropped.
+var (
+	base64Run  = regexp.MustCompile(`[A-Za-z0-9+/_-]{12,}={0,2}`)
+	hexRun     = regexp.MustCompile(`(?i)(?:(?:0x|\\x)?[0-9a-f]{2}[\s:,]?){8,}`)
+	percentRun = regexp.MustCompile(`(?:%[0-9A-Fa-f]{2}[^%\s]{0,3}){3,}`)
+	escapeRun  = regexp.MustCompile(`(?i)\\u[0-9a-f]{4}|\\x[0-9a-f]{2}|&#x?[0-9a-f]+;|&[a-z]+;`)
+)
+
+// decoded returns the texts hidden in encodings inside s: base64, hex, percent-encoding, HTML entities and
+// backslash escapes.
+func decoded(s string) []string {
+	var out []string
+	keep := func(t string) {
+		t = strings.TrimSpace(t)
+		if utf8.RuneCountInString(t) >= 4 && readable(t) && t != s {
+			out = append(out, t)
+		}
+	}
+	if strings.ContainsAny(s, "+/=_-") || len(s) >= 12 {
+		for _, m := range base64Run.FindAllString(s, 8) {
+			if !strings.ContainsFunc(m, unicode.IsUpper) && !strings.ContainsAny(m, "0123456789+/=") {
+				continue // one lower-case word is not base64
+			}
+			for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+				if b, err := enc.DecodeString(m); err == nil {
+					keep(string(b))
+					break
+				}
+			}
+		}
+	}
+	for _, m := range hexRun.FindAllString(s, 8) {
+		h := strings.Map(func(r rune) rune {
+			if unicode.Is(unicode.ASCII_Hex_Digit, r) {
+				return r
+			}
+			return -1
+		}, strings.NewReplacer("0x", "", "0X", "", `\x`, "", `\X`, "").Replace(m))
+		if len(h)%2 == 1 {
+			h = h[:len(h)-1]
+		}
+		if b, err := hex.DecodeString(h); err == nil {
+			keep(string(b))
+		}
+	}
+	if strings.Contains(s, "%") && percentRun.MatchString(s) {
+		if t, err := url.QueryUnescape(strings.ReplaceAll(s, "+", "%2B")); err == nil {
+			keep(t)
+		} else if t, err := url.PathUnescape(s); err == nil {
+			keep(t)
+		}
+	}
+	if strings.ContainsAny(s, `\&`) && escapeRun.MatchString(s) {
+		t := html.UnescapeString(s)
+		if strings.Contains(t, `\`) {
+			if u, err := strconv.Unquote(`"` + strings.ReplaceAll(t, `"`, `\"`) + `"`); err == nil {
+				t = u
+			}
+		}
+		keep(t)
+	}
+	return out
+}
+
+// readable reports whether decoded bytes are text: valid UTF-8, mostly letters and spaces, few controls.
+func readable(t string) bool {
+	if !utf8.ValidString(t) {
+		return false
+	}
+	letters, bad, n := 0, 0, 0
+	for _, r := range t {
+		n++
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+		case r == '\n' || r == '\t' || r == ' ':
+		case unicode.IsControl(r) || r == utf8.RuneError:
+			bad++
+		}
+	}
+	return bad == 0 && letters*2 >= n && strings.ContainsRune(t, ' ')
+}
+
+// rot13 rotates Latin letters by 13 places.
+func rot13(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return 'a' + (r-'a'+13)%26
+		case r >= 'A' && r <= 'Z':
+			return 'A' + (r-'A'+13)%26
+		}
+		return r
+	}, s)
+}
+
+// reverse reverses s by code points.
+func reverse(s string) string {
+	r := []rune(s)
+	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+		r[i], r[j] = r[j], r[i]
+	}
+	return string(r)
+}

@@ -1,0 +1,214 @@
+package screen
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/binary"
+	"math"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// The statistical classifier: a multinomial logistic regression over hashed features of a note's views (words and
+// word pairs of the leet reading, its letter-joined words, character n-grams of the leet reading, and characters
+// of scripts written without spaces). It is trained in the repo from testdata/train.tsv by TestTrainModel
+// (make screen-model), deterministically, and its weights are committed as model.bin. It is one more signal
+// beside the rules: it refuses a note only when it is confident the note is harmful.
+
+const (
+	featureBits = 16
+	features    = 1 << featureBits
+)
+
+// classes are the model's outputs: "" (publish) and the categories.
+var classes = append([]Category{""}, Categories...)
+
+//go:embed model.bin
+var modelBin []byte
+
+// model is the trained classifier: weights quantised to int8 per class, a bias per class, and the threshold under
+// which the probability of "publish" refuses a note.
+type model struct {
+	scale     []float32 // per class
+	bias      []float32 // per class
+	weights   []int8    // feature-major: weights[f*len(classes)+c]
+	threshold float32
+}
+
+const modelMagic = "twofold-screen-model-1\n"
+
+// loadModel reads model.bin; it answers nil when there is none yet (before the first training).
+func loadModel() *model {
+	m, err := decodeModel(modelBin)
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+func decodeModel(b []byte) (*model, error) {
+	k := len(classes)
+	want := len(modelMagic) + 4 + 8*k + features*k
+	if !bytes.HasPrefix(b, []byte(modelMagic)) || len(b) != want {
+		return nil, errModelFormat
+	}
+	b = b[len(modelMagic):]
+	m := &model{scale: make([]float32, k), bias: make([]float32, k), weights: make([]int8, features*k)}
+	m.threshold = math.Float32frombits(binary.LittleEndian.Uint32(b))
+	b = b[4:]
+	for c := range k {
+		m.scale[c] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*c:]))
+		m.bias[c] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*(k+c):]))
+	}
+	b = b[8*k:]
+	for i := range m.weights {
+		m.weights[i] = int8(b[i])
+	}
+	return m, nil
+}
+
+type modelError string
+
+func (e modelError) Error() string { return string(e) }
+
+const errModelFormat = modelError("screen: model.bin is not a model of this version")
+
+// encodeModel writes the weights of a trained model, quantised, with no threshold (it refuses nothing).
+func encodeModel(w [][]float64, bias []float64) []byte { return encodeModelWithThreshold(w, bias, 0) }
+
+// encodeModelWithThreshold writes the weights of a trained model, quantised, and its threshold.
+func encodeModelWithThreshold(w [][]float64, bias []float64, threshold float64) []byte {
+	k := len(classes)
+	var b bytes.Buffer
+	b.WriteString(modelMagic)
+	b.Write(binary.LittleEndian.AppendUint32(nil, math.Float32bits(float32(threshold))))
+	scales := make([]float64, k)
+	for c := range k {
+		for f := range features {
+			scales[c] = max(scales[c], math.Abs(w[f][c]))
+		}
+		scales[c] /= 127
+		if scales[c] == 0 {
+			scales[c] = 1
+		}
+	}
+	for c := range k {
+		b.Write(binary.LittleEndian.AppendUint32(nil, math.Float32bits(float32(scales[c]))))
+	}
+	for c := range k {
+		b.Write(binary.LittleEndian.AppendUint32(nil, math.Float32bits(float32(bias[c]))))
+	}
+	for f := range features {
+		for c := range k {
+			b.WriteByte(byte(int8(math.Round(w[f][c] / scales[c]))))
+		}
+	}
+	return b.Bytes()
+}
+
+// minModelWords is the fewest words the model judges: on fewer it has too little to go on.
+const minModelWords = 4
+
+// classify returns the category the model gives the note, or "" unless it is confident the note is harmful.
+func (m *model) classify(v views) Category {
+	if len(v.words) < minModelWords && !nonSpaced(v.native) {
+		return ""
+	}
+	p := m.probabilities(featuresOf(v))
+	if p[0] >= m.threshold {
+		return ""
+	}
+	best := 1
+	for c := 2; c < len(p); c++ {
+		if p[c] > p[best] {
+			best = c
+		}
+	}
+	return classes[best]
+}
+
+func (m *model) probabilities(fs []uint32) []float32 {
+	k := len(classes)
+	z := make([]float32, k)
+	copy(z, m.bias)
+	norm := float32(1 / math.Sqrt(float64(max(1, len(fs)))))
+	for _, f := range fs {
+		row := m.weights[int(f)*k : int(f)*k+k]
+		for c, w := range row {
+			z[c] += float32(w) * m.scale[c] * norm
+		}
+	}
+	return softmax32(z)
+}
+
+func softmax32(z []float32) []float32 {
+	top := slices.Max(z)
+	var sum float32
+	for i, x := range z {
+		z[i] = float32(math.Exp(float64(x - top)))
+		sum += z[i]
+	}
+	for i := range z {
+		z[i] /= sum
+	}
+	return z
+}
+
+// nonSpaced reports text in a script written without spaces (Chinese, Japanese, Thai), where words are not counted.
+func nonSpaced(s string) bool {
+	for _, r := range s {
+		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai) {
+			return true
+		}
+	}
+	return false
+}
+
+// featuresOf hashes the features of a note's views into buckets, each once, sorted.
+func featuresOf(v views) []uint32 {
+	fs := make([]uint32, 0, 256)
+	add := func(kind byte, parts ...string) {
+		h := uint32(2166136261)
+		h = (h ^ uint32(kind)) * 16777619
+		for i, p := range parts {
+			if i > 0 {
+				h = (h ^ ' ') * 16777619
+			}
+			for j := 0; j < len(p); j++ {
+				h = (h ^ uint32(p[j])) * 16777619
+			}
+		}
+		fs = append(fs, h&(features-1))
+	}
+	for i, w := range v.leet {
+		add('w', w)
+		if i > 0 {
+			add('b', v.leet[i-1], w)
+		}
+	}
+	for _, w := range v.joined {
+		add('j', w)
+	}
+	line := " " + strings.Join(v.leet, " ") + " "
+	for n := 3; n <= 5; n++ {
+		for i := 0; i+n <= len(line); i++ {
+			add(byte('0'+n), line[i:i+n])
+		}
+	}
+	// Scripts written without spaces (Chinese, Japanese, Thai...) and other non-Latin text: characters and pairs.
+	var prev rune
+	for _, r := range v.native {
+		if r >= 0x370 && unicode.IsLetter(r) {
+			add('u', string(r))
+			if prev != 0 {
+				add('p', string(prev), string(r))
+			}
+			prev = r
+		} else {
+			prev = 0
+		}
+	}
+	slices.Sort(fs)
+	return slices.Compact(fs)
+}

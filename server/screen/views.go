@@ -1,0 +1,344 @@
+package screen
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// views are the readings of one text that the detectors see. Each undoes a family of evasions and keeps word
+// boundaries, so that a term inside a longer word ("skill" for "kill") does not match:
+//
+//   - native: NFKC, lower case, invisible characters removed, accents of Latin, Greek and Cyrillic letters dropped;
+//     every script stays itself, for the lexicons of other languages.
+//   - words: native with look-alike letters of other scripts read as Latin ones (the TR39 skeleton: Cyrillic,
+//     Greek, small capitals, squared letters) and runs of one letter squeezed ("kiiill" → "kil").
+//   - leet: words with digits and symbols read as the letters they imitate ("k1ll", "@ss").
+//   - joined: leet with letters joined across separators ("k-i-l-l", "k·i·l·l", "k i l l", "ig no re") and the
+//     joined runs cut again into the words of the lexicons.
+//   - exact: the leet reading without squeezing, for terms that squeezing blurs into common words.
+type views struct {
+	raw    string
+	native string
+	plain  string // native with look-alikes read as Latin, unsqueezed: for detectors of structure (emails, links)
+	words  []string
+	leet   []string
+	joined []string
+	exact  []string
+}
+
+// leetMap reads digits and symbols as the letters they imitate.
+var leetMap = map[rune]rune{
+	'0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b', '9': 'g',
+	'@': 'a', '$': 's', '!': 'i', '|': 'l', '+': 't', '€': 'e', '£': 'l',
+}
+
+// invisible reports characters that render as nothing: zero-width spaces and joiners, direction marks, the
+// soft hyphen, fillers, variation selectors and tag characters.
+func invisible(r rune) bool {
+	switch r {
+	case '\u00ad', '\u034f', '\u061c', '\u115f', '\u1160', '\u17b4', '\u17b5', '\u180e', '\u3164', '\ufeff', '\uffa0':
+		return true
+	}
+	return (r >= '\u200b' && r <= '\u200f') || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2060' && r <= '\u206f') ||
+		(r >= 0xE0000 && r <= 0xE007F) || unicode.Is(unicode.Variation_Selector, r)
+}
+
+// newViews builds the readings of text.
+func newViews(text string) views {
+	v := views{raw: text}
+	if isASCII(text) { // most notes: nothing to decompose, fold or remove but case
+		v.native = strings.ToLower(text)
+		v.plain = v.native
+	} else {
+		v.native = fold(text)
+		v.plain = skeleton(v.native)
+	}
+	v.words = tokens(v.plain, false, true)
+	v.leet = tokens(v.plain, true, true)
+	v.joined = joinSplit(v.plain)
+	v.exact = tokens(v.plain, true, false)
+	return v
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// fold applies NFKC, removes invisible characters, lowers case and drops the accents of Latin, Greek and Cyrillic
+// letters; marks of other scripts (Devanagari vowel signs, Arabic vowels) are part of their words and stay.
+func fold(text string) string {
+	var b strings.Builder
+	var base rune
+	for _, r := range norm.NFKD.String(text) {
+		switch {
+		case invisible(r):
+			continue
+		case unicode.Is(unicode.Mn, r):
+			if base < 0x0530 { // Latin, Greek, Cyrillic and their extensions end below Armenian
+				continue
+			}
+		default:
+			base = r
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return norm.NFKC.String(b.String())
+}
+
+// skeleton reads letters that look like Latin ones as those letters (Unicode's confusables, generated into
+// confusables_table.go). Words written wholly in another script are left alone: a Russian word stays Russian, so
+// the lexicons of that language still read it; a word that mixes scripts, or that holds letters no language
+// writes in running text (small capitals, squared letters), is read as Latin.
+func skeleton(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	start := 0
+	flush := func(end int) {
+		w := s[start:end]
+		if latinLooking(w) {
+			for _, r := range w {
+				if l, ok := skeletonLatin[r]; ok {
+					b.WriteByte(l)
+				} else {
+					b.WriteRune(r)
+				}
+			}
+		} else {
+			b.WriteString(w)
+		}
+		start = end
+	}
+	for i, r := range s {
+		if unicode.IsSpace(r) {
+			flush(i)
+		}
+	}
+	flush(len(s))
+	return b.String()
+}
+
+// latinLooking reports whether a word should be read as Latin: it holds a Latin letter, or a letter of the
+// confusables table that is not Greek or Cyrillic (those two are real languages of the board).
+func latinLooking(w string) bool {
+	latin, other := false, false
+	for _, r := range w {
+		switch {
+		case r < 0x80 && unicode.IsLetter(r):
+			latin = true
+		case r >= 0x370 && r < 0x530: // Greek, Cyrillic
+			if _, ok := skeletonLatin[r]; !ok {
+				other = true // a letter with no Latin twin: a real Greek or Cyrillic word
+			}
+		case r >= 0x80:
+			if _, ok := skeletonLatin[r]; ok {
+				latin = true
+			}
+		}
+	}
+	return latin || !other && strings.ContainsFunc(w, func(r rune) bool { return r >= 0x370 && r < 0x530 })
+}
+
+// tokens splits s into words of letters (and, with leet, of the digits and symbols that imitate letters),
+// squeezed when asked.
+func tokens(s string, leet, squeezed bool) []string {
+	var out []string
+	var w []rune
+	flush := func() {
+		if len(w) > 0 {
+			if squeezed {
+				out = append(out, squeeze(string(w)))
+			} else {
+				out = append(out, string(w))
+			}
+			w = w[:0]
+		}
+	}
+	for _, r := range s {
+		if leet {
+			if l, ok := leetMap[r]; ok {
+				// A digit that starts a token or follows a digit stays a digit: "2025" is not "zozs".
+				if unicode.IsDigit(r) && (len(w) == 0 || unicode.IsDigit(w[len(w)-1])) {
+					w = append(w, r)
+					continue
+				}
+				r = l
+			}
+		}
+		if unicode.IsLetter(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) || (leet && unicode.IsDigit(r)) || r == '\'' {
+			if r != '\'' {
+				w = append(w, r)
+			}
+			continue
+		}
+		flush()
+	}
+	flush()
+	if leet {
+		for i, t := range out { // a word that began with a digit ("1d10t") is read again as letters
+			if !strings.ContainsFunc(t, unicode.IsLetter) || hasDigitRun(t) {
+				continue // a number ("2025"), or a number with a unit ("12yo")
+			}
+			out[i] = strings.Map(func(r rune) rune {
+				if l, ok := leetMap[r]; ok {
+					return l
+				}
+				return r
+			}, t)
+		}
+	}
+	return out
+}
+
+// squeeze shortens every run of one letter to one letter: "kiiill" → "kil". Terms are squeezed the same way.
+func squeeze(s string) string {
+	var b strings.Builder
+	var last rune
+	for i, r := range s {
+		if i > 0 && r == last {
+			continue
+		}
+		b.WriteRune(r)
+		last = r
+	}
+	return b.String()
+}
+
+// joinSplit undoes letter-spacing: letters split by separators inside a run without spaces ("k-i-l-l",
+// "k·i·l·l", "f.u.c.k", "ig_no_re") are joined, and so are runs of two or more one-letter words and of three or
+// more words of one or two letters ("k i l l", "ig no re al l"), across spaces and line breaks. Leet is read first.
+func joinSplit(s string) []string {
+	var pieces []string
+	for _, f := range strings.Fields(s) {
+		var w []rune
+		letters, split, inner := false, false, false
+		for _, r := range f {
+			if l, ok := leetMap[r]; ok && !unicode.IsDigit(r) {
+				r = l
+			}
+			if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) {
+				letters = letters || unicode.IsLetter(r)
+				split = split || inner
+				w = append(w, r)
+			} else if len(w) > 0 {
+				inner = true // a separator inside the word: joined, the word is cut again into lexicon words
+			}
+		}
+		if len(w) == 0 {
+			continue
+		}
+		p := string(w)
+		if letters && !hasDigitRun(p) {
+			p = strings.Map(func(r rune) rune {
+				if l, ok := leetMap[r]; ok {
+					return l
+				}
+				return r
+			}, p)
+		}
+		if split {
+			pieces = append(pieces, segment(squeeze(p))...)
+		} else {
+			pieces = append(pieces, p)
+		}
+	}
+	var out []string
+	var run []string
+	flush := func() {
+		short := 0
+		for _, p := range run {
+			if utf8.RuneCountInString(p) == 1 {
+				short++
+			}
+		}
+		if len(run) >= 3 || len(run) == 2 && short == 2 {
+			out = append(out, segment(squeeze(strings.Join(run, "")))...)
+		} else {
+			for _, p := range run {
+				out = append(out, squeeze(p))
+			}
+		}
+		run = run[:0]
+	}
+	for _, p := range pieces {
+		if utf8.RuneCountInString(p) <= 2 {
+			run = append(run, p)
+			continue
+		}
+		flush()
+		out = append(out, squeeze(p))
+	}
+	flush()
+	return out
+}
+
+// segment cuts a word joined from split letters into the longest vocabulary words it is made of: "ignoreal"
+// (from "ig no re al l") reads "ignore al". A word the vocabulary cannot mostly cover stays as it is.
+func segment(w string) []string {
+	if len(w) < 6 || vocabulary[w] {
+		return []string{w}
+	}
+	var parts []string
+	covered := 0
+	for i := 0; i < len(w); {
+		n := 0
+		for j := min(len(w), i+maxVocabLen); j >= i+2; j-- {
+			if vocabulary[w[i:j]] {
+				n = j - i
+				break
+			}
+		}
+		if n == 0 {
+			parts = append(parts, w[i:i+1])
+			i++
+			continue
+		}
+		parts = append(parts, w[i:i+n])
+		covered += n
+		i += n
+	}
+	if covered*4 < len(w)*3 {
+		return []string{w}
+	}
+	return mergeSingles(parts)
+}
+
+// mergeSingles joins the stray letters segment leaves between words into one piece.
+func mergeSingles(parts []string) []string {
+	var out []string
+	var stray strings.Builder
+	for _, p := range parts {
+		if len(p) == 1 {
+			stray.WriteString(p)
+			continue
+		}
+		if stray.Len() > 0 {
+			out = append(out, stray.String())
+			stray.Reset()
+		}
+		out = append(out, p)
+	}
+	if stray.Len() > 0 {
+		out = append(out, stray.String())
+	}
+	return out
+}
+
+func hasDigitRun(s string) bool {
+	prev := false
+	for _, r := range s {
+		d := unicode.IsDigit(r)
+		if d && prev {
+			return true
+		}
+		prev = d
+	}
+	return false
+}
