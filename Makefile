@@ -2,7 +2,7 @@
 GO ?= go
 GOFILES_DIRS := build server templates site
 
-.PHONY: run build generate test e2e lint golden fuzz crash bench bench-build bench-board bench-mcp bench-og soak clean
+.PHONY: run build generate test e2e lint screen-model confusables golden fuzz crash bench bench-build bench-board bench-mcp bench-og soak clean
 
 run: build ## serve the whole site (pages, mirrors, API) on http://localhost:8080
 	$(GO) run ./server
@@ -13,8 +13,9 @@ build: ## render site/ into public/
 generate: ## regenerate the templ components' Go code
 	$(GO) tool templ generate -path templates
 
-test: lint ## the one test command: lint, then every test with the race detector
+test: lint ## the one test command: lint, then every test with the race detector (and the screen's model check without it)
 	$(GO) test -race -count=1 ./...
+	$(GO) test -count=1 -run '^TestTrainModel$$' ./server/screen
 
 e2e: ## the MCP server against the MCP Inspector CLI and the official conformance suite (installs Node 22 and both)
 	bash server/e2e/run.sh
@@ -25,6 +26,13 @@ lint: ## vet, gofmt, go.mod tidy, and generated code up to date
 	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
 	@tmp=$$(mktemp -d) && cp templates/*.templ "$$tmp"/ && $(GO) tool templ generate -path "$$tmp" >/dev/null 2>&1 && \
 	  for f in "$$tmp"/*_templ.go; do cmp -s "$$f" "templates/$$(basename "$$f")" || { echo "templates/$$(basename "$$f") is stale: run make generate"; rm -rf "$$tmp"; exit 1; }; done; rm -rf "$$tmp"
+
+screen-model: ## retrain the content screen's classifier from server/screen/testdata/train.tsv (deterministic); commit model.bin
+	$(GO) test ./server/screen -run '^TestTrainModel$$' -count=1 -train
+
+confusables: ## regenerate the screen's look-alike table from Unicode's confusables data (Debian python3-confusable-homoglyphs)
+	@test -f /usr/lib/python3/dist-packages/confusable_homoglyphs/confusables.json || { apt-get update && apt-get install -y python3-confusable-homoglyphs; }
+	cd server/screen && $(GO) generate -run gen_confusables
 
 golden: ## rewrite the build's golden files after an intended change; review the diff
 	$(GO) test ./build/generate -run Golden -update

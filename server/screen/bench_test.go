@@ -1,14 +1,50 @@
 package screen
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
 
+// A benign note of 500 code points, as agents write them: prose, a link, numbers, a little of another script.
+var note500 = func() string {
+	s := "Benchmark note 42: the mirrors at https://iriscalloway.example/about.md are easier to parse than the HTML, " +
+		"and the challenge was easy. We killed the stale worker process, bumped the build to v1.26.8 and reran the " +
+		"suite on 2026-11-01; the p99 of the listing stayed under 2 ms. Merci à tous, à bientôt — 今日はいい天気です. " +
+		"Next: compare the Atom feed with the JSON Feed, check the ETag on 304s, and write down what the screen refuses " +
+		"so that others can learn from it. Thanks for the notes on pagination over deletions, they saved me an hour. "
+	s += "If anyone has measured the cold start of the server on a small VM, please post the numbers with the model of the CPU."
+	if utf8.RuneCountInString(s) < 500 {
+		panic("the benchmark note is shorter than 500 code points")
+	}
+	return string([]rune(s)[:500])
+}()
+
+// BenchmarkLocal screens a 500-code-point benign note and reports the 99th percentile of one screening.
 func BenchmarkLocal(b *testing.B) {
 	p := New(nil, false, quiet())
-	note := "Benchmark note 42: a short line of text, as agents write them. The mirrors at https://iriscalloway.example/about.md are easier to parse than the HTML, and the challenge was easy."
+	if c := p.Local(note500); c != "" {
+		b.Fatalf("the benchmark note is refused as %s", c)
+	}
+	b.ReportAllocs()
+	var times []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		p.Local(note500)
+		times = append(times, time.Since(start))
+	}
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)*99/100].Microseconds()), "p99-µs")
+}
+
+// BenchmarkLocalObfuscated screens a note that needs every view: spaced letters, look-alikes and base64.
+func BenchmarkLocalObfuscated(b *testing.B) {
+	p := New(nil, false, quiet())
+	text := strings.Repeat("h e l l o  ｗｏｒｌｄ  аgеnts ", 8) + "aGVsbG8gYWdlbnRzLCBob3cgaXMgdGhlIGJ1aWxkIGdvaW5nPw=="
 	b.ReportAllocs()
 	for b.Loop() {
-		if p.Local(note) != "" {
-			b.Fatal("rejected")
-		}
+		p.Local(text)
 	}
 }

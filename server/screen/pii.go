@@ -31,6 +31,19 @@ var (
 	placeholder = regexp.MustCompile(`(?:example|placeholder|your_?key|xxxx|<[^>]*>|\*\*\*|redacted|changeme|dummy|fake|sample|test)`)
 )
 
+// labelledWords finds, in one pass, whether any label of a personal detail is in a text at all.
+var labelledWords = newMatcherSet([]string{labelled.String()}, false)
+
+// streetNamed reports a word of a street address: a street type, or a word that ends in one ("Hauptstraße").
+func streetNamed(t string, words map[string]bool) bool {
+	for _, w := range streetWords {
+		if words[strings.TrimSuffix(w, ".")] {
+			return true
+		}
+	}
+	return containsAny(t, "straße", "strasse", "str.", "weg ", "gasse", "allee", "platz", "laan", "straat", "gracht", "vej ", "gatan", "gata ")
+}
+
 var streetWords = []string{"street", "st", "ave", "road", "rd", "lane", "ln", "boulevard", "blvd", "drive", "dr",
 	"court", "ct", "terrace", "crescent", "close", "place", "pl", "square", "sq", "highway", "hwy", "parkway", "pkwy",
 	"rua", "calle", "avenida", "strasse", "straße", "straat", "via", "rue", "str.", "weg", "gasse", "allee", "platz",
@@ -39,10 +52,10 @@ var streetWords = []string{"street", "st", "ave", "road", "rd", "lane", "ln", "b
 // Email addresses that are not a person's: the reserved example domains, and the role addresses of organisations.
 var (
 	reservedDomain = regexp.MustCompile(`(?:^|\.)(?:example\.(?:com|org|net|edu)|example|test|invalid|localhost|local)$|^example\.`)
-	roleLocal      = regexp.MustCompile(`^(?:security|secure|support|help|helpdesk|info|contact|press|media|abuse|privacy|dpo|legal|hello|admin|noreply|no-reply|donotreply|sales|team|webmaster|postmaster|hostmaster|cfp|jobs|careers|feedback|billing|office|service|enquiries|inquiries|hr|psirt|cert|disclosure|bugs?|report|reports|vulnerabilit(?:y|ies)|bounty|compliance|partners|marketing|newsletter|events|community|docs|maintainers|ops|oncall|it|accounts|editor|editors|letters|tips|news|redaktion|kontakt|soporte|contacto|ayuda|presse|rgpd)(?:[+._-][a-z0-9]+)?$`)
+	roleLocal      = regexp.MustCompile(`^(?:[a-z0-9]+[._-])?(?:security|secure|support|help|helpdesk|info|contact|press|media|abuse|privacy|dpo|legal|hello|admin|noreply|no-reply|donotreply|sales|team|webmaster|postmaster|hostmaster|cfp|jobs|careers|feedback|billing|office|service|enquiries|inquiries|hr|psirt|cert|disclosure|bugs?|report|reports|vulnerabilit(?:y|ies)|bounty|compliance|partners|marketing|newsletter|events|community|docs|maintainers|ops|oncall|it|accounts|editor|editors|letters|tips|news|redaktion|kontakt|soporte|contacto|ayuda|presse|rgpd)(?:[+._-][a-z0-9]+)?$`)
 	freeMail       = regexp.MustCompile(`^(?:gmail|googlemail|yahoo|ymail|hotmail|outlook|live|msn|aol|icloud|me|mac|proton|protonmail|pm|gmx|web|mail|yandex|qq|163|126|naver|daum|hanmail|libero|orange|free|wanadoo|t-online|seznam|wp|o2|interia|rambler|bk|inbox|list|zoho|fastmail|tutanota|tuta|hey)\.`)
 	// Phone numbers named as a service: helplines, hotlines, support desks, offices.
-	serviceLine = regexp.MustCompile(`(?:helpline|hotline|lifeline|crisis|samaritans|support|helpdesk|service|customer|office|reception|switchboard|line is|call center|call centre|seelsorge|amico|ligne|línea|linea|linha|notruf|emergency|poison|befrienders|cvv|telefonseelsorge|kindertelefon|childline|988|116|toll[- ]free|freephone|gratis|free|kostenlos|gratuit\w*|numéro vert|número gratuito|горяч\w* лини|телефон доверия|相談|热线|상담)`)
+	serviceLine = regexp.MustCompile(`(?:helpline|hotline|lifeline|crisis|samaritans|support|helpdesk|service|customer|office|reception|switchboard|line is|call center|call centre|seelsorge|amico|ligne|línea|linea|linha|notruf|emergency|poison|befrienders|cvv|telefonseelsorge|kindertelefon|childline|988|116|toll[- ]free|freephone|gratis|free|kostenlos|gratuit\w*|numéro vert|número gratuito|горяч\w* лини|телефон доверия|相談|热线|상담|ホットライン|いのちの電話|preventie|prevention|prevención|prävention|prévention|prevenzione)`)
 	fictional = regexp.MustCompile(`\b555[-. ]?01\d\d\b|\(?\b\d{3}\)?[-. ]?555[-. ]?01\d\d\b`)
 	isbnNear  = regexp.MustCompile(`\bisbn(?:-1[03])?\b|\b97[89][- ]?\d`)
 	testCards = map[string]bool{"4111111111111111": true, "4242424242424242": true, "5555555555554444": true,
@@ -76,22 +89,31 @@ func personalData(v views) bool {
 			}
 		}
 	}
-	if containsAny(t, "at", "arroba", "bei", "ät", "собака") {
+	// Each detector runs only where what it looks for can be: most notes spell no address and label no detail.
+	words := map[string]bool{}
+	for _, w := range tokens(t, false, false) {
+		words[w] = true
+	}
+	if (words["at"] || words["arroba"] || words["bei"] || words["ät"] || words["собака"] || strings.Contains(t, "(at)") || strings.Contains(t, "[at]")) &&
+		(words["dot"] || words["punto"] || words["punkt"] || words["point"] || words["ponto"] || words["точка"] || strings.Contains(t, " . ")) {
 		for _, m := range emailSpoken.FindAllStringSubmatch(t, -1) {
 			if personalEmail(m[1], m[2]+"."+m[3]) {
 				return true
 			}
 		}
 	}
-	if secretRE.MatchString(t) && !placeholder.MatchString(secretRE.FindString(t)) {
+	if containsAny(t, "sk-", "sk_live", "rk_live", "ghp_", "gho_", "github_pat_", "xox", "akia", "aiza", "glpat-", "hf_", "-----begin", "://") &&
+		secretRE.MatchString(t) && !placeholder.MatchString(secretRE.FindString(t)) {
 		return true
 	}
-	for _, m := range labelled.FindAllStringSubmatch(t, -1) {
-		if !placeholder.MatchString(m[1]) && strings.ContainsFunc(m[1], unicode.IsDigit) || len(m[1]) >= 8 && strings.Contains(m[0], "pass") {
-			return true
+	if labelledWords.candidates(t)[0] {
+		for _, m := range labelled.FindAllStringSubmatch(t, -1) {
+			if !placeholder.MatchString(m[1]) && strings.ContainsFunc(m[1], unicode.IsDigit) || len(m[1]) >= 8 && strings.Contains(m[0], "pass") {
+				return true
+			}
 		}
 	}
-	if digitCount > 0 && containsAny(t, streetWords...) && (streetRE.MatchString(t) || streetPre.MatchString(t)) {
+	if digitCount > 0 && streetNamed(t, words) && (streetRE.MatchString(t) || streetPre.MatchString(t)) {
 		return true
 	}
 	if digitCount < 7 {
@@ -141,7 +163,8 @@ func phoneNumber(t string, start, end int) bool {
 		return false
 	}
 	before := t[max(0, start-60):start]
-	if isbnNear.MatchString(before+s) && isbn(d) || serviceLine.MatchString(before) || strings.HasSuffix(strings.TrimSpace(before), "#") {
+	after := t[end:min(len(t), end+40)]
+	if isbnNear.MatchString(before+s) && isbn(d) || serviceLine.MatchString(before) || serviceLine.MatchString(after) || strings.HasSuffix(strings.TrimSpace(before), "#") {
 		return false
 	}
 	if dateRE.MatchString(s) || decimalRE.MatchString(s) {

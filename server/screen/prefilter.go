@@ -31,7 +31,7 @@ type extractor struct{ spaced bool }
 // shrink replaces a long list of literals by the longest word of each, when that word is at least three letters:
 // a literal contains its words, so the list still admits every match, and it is far shorter to scan.
 func shrink(lits []string) []string {
-	if len(lits) <= 16 {
+	if len(lits) <= 96 {
 		return lits
 	}
 	seen := map[string]bool{}
@@ -39,8 +39,17 @@ func shrink(lits []string) []string {
 	for _, l := range lits {
 		key := l
 		for _, w := range strings.Fields(l) {
-			if len(w) >= 3 && (key == l || len(w) > len(key)) {
+			if len(w) >= 3 && (key == l || len(w) > len(strings.TrimSpace(key))) {
 				key = w
+				// Keep the spaces around the word that the literal has: they stand for word boundaries, and
+				// " earn " should not be found in "learn".
+				i := strings.Index(l, w)
+				if i > 0 && l[i-1] == ' ' {
+					key = " " + key
+				}
+				if j := i + len(w); j < len(l) && l[j] == ' ' {
+					key += " "
+				}
 			}
 		}
 		if !seen[key] {

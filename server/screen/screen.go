@@ -4,6 +4,8 @@
 // when configured, a language-model classifier behind an OpenAI-compatible HTTP endpoint has the last word.
 package screen
 
+//go:generate go run gen_confusables.go
+
 import (
 	"context"
 	"errors"
@@ -39,7 +41,7 @@ var Categories = []Category{SexualMinors, Violence, SelfHarm, Hate, Sexual, Hara
 // Pipeline is the screen: local screeners, then the classifier.
 type Pipeline struct {
 	token, raw, exact, native ruleSet
-	allow                     *matcherSet
+	allow, allowExact         *matcherSet
 	model                     *model      // the statistical classifier trained in the repo; nil without weights
 	classifier                *Classifier // nil when not configured
 	failClosed                bool
@@ -99,6 +101,7 @@ func New(classifier *Classifier, failClosed bool, log *slog.Logger) *Pipeline {
 		exact:      newRuleSet(exactPatterns, same, true),
 		native:     newRuleSet(nativePatterns, same, false),
 		allow:      newMatcherSet(mapSlice(allowed, squeezePattern), true),
+		allowExact: newMatcherSet(allowed, true),
 		model:      loadModel(),
 		classifier: classifier,
 		failClosed: failClosed,
@@ -173,10 +176,10 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 	if latinText(v.plain) { // text reversed or in ROT13 reads as words only one way round: the way it is meant
 		here := wordiness(v.words)
 		for _, alt := range []string{reverse(v.plain), rot13(v.plain), rot13(reverse(v.plain))} {
-			w := newViews(alt)
-			if wordiness(w.words) < max(0.3, here+0.15) {
+			if wordiness(tokens(alt, false, true)) < max(0.3, here+0.15) {
 				continue
 			}
+			w := newViews(alt)
 			if c, r := p.rules(w); r < best {
 				found, best = c, r
 			}
@@ -194,8 +197,10 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 			}
 		}
 	}
-	if found == AgentManipulation && discussion.MatchString(v.plain) {
-		// Talk about prompt injection quotes it: what the note says outside its quotes decides.
+	if (found == AgentManipulation || found == Hate || found == Harassment || found == Violence || found == Profanity) &&
+		discussion.MatchString(v.plain) && quoted.MatchString(v.plain) {
+		// Talk about prompt injection, hate speech or moderation quotes what it is about: what the note says
+		// outside its quotes decides.
 		if c, r := p.rules(newViews(quoted.ReplaceAllString(v.plain, " "))); r < len(Categories) {
 			found, best = c, r
 		} else {
@@ -219,9 +224,9 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 
 var (
 	// quoted spans: what a note quotes rather than says.
-	quoted = regexp.MustCompile("\"[^\"]{4,}\"|'[^']{4,}'|“[^”]{4,}”|‘[^’]{4,}’|«[^»]{4,}»|„[^“”]{4,}[“”]|`[^`]{4,}`")
+	quoted = regexp.MustCompile("\"[^\"]{4,}\"|(?:^|\\s)'[^']{4,}'|“[^”]{4,}”|‘[^’]{4,}’|«[^»]{4,}»|„[^“”]{4,}[“”]|`[^`]{4,}`|「[^」]{2,}」|『[^』]{2,}』")
 	// discussion marks a note that talks about manipulation rather than doing it.
-	discussion = regexp.MustCompile(`\b(?:prompt injections?|injection|jailbreaks?|payloads?|attacks?|attackers?|defen[cs]es?|defend|filters?|classifiers?|detect\w*|saniti[sz]\w*|untrusted|red ?team\w*|research\w*|strings?|patterns?|phrases?|examples?|such as|e\.g\.|moderat\w*|quot\w*|literal\w*|treat (?:it|them|that|this) as|says?|said|wrote|writes|logged|log them|in the wild|scraped|training data|dataset|benchmark|owasp|paper)\b`)
+	discussion = regexp.MustCompile(`\b(?:prompt injections?|injection|jailbreaks?|payloads?|attacks?|attackers?|defen[cs]es?|defend|filters?|classifiers?|detect\w*|saniti[sz]\w*|untrusted|red ?team\w*|research\w*|strings?|patterns?|phrases?|examples?|such as|e\.g\.|moderat\w*|quot\w*|literal\w*|treat (?:it|them|that|this) as|says?|said|wrote|writes|logged|log them|in the wild|scraped|training data|dataset|benchmark|owasp|paper|claims?|myths?|debunk\w*|falls apart|context|asked|slurs?|hate speech|propaganda|dog ?whistles?)\b|プロンプトインジェクション|インジェクション|注入攻击|提示注入|инъекци\w*|inyecci[oó]n|injection de prompt|prompt-injection`)
 )
 
 // minors reports a marker of a minor in any reading of the note: an age under 18, a school grade, or a word for
@@ -232,10 +237,19 @@ func (p *Pipeline) minors(v views) bool {
 			return true
 		}
 	}
-	return false
+	// Letters and digits alone, for an age spaced or dotted apart: "1 4 y o", "f1 4y og ir ls".
+	compact := strings.Map(func(r rune) rune {
+		if r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return r
+		}
+		return -1
+	}, v.plain)
+	return compactAgeRE.MatchString(compact)
 }
 
-var minorRE = regexp.MustCompile(`\b(?:turned (?:[1-9]|1[0-7])\b|(?:[1-9]|1[0-7]) ?(?:yo|y ?o|yrs?|years?|year ?olds?|years? ?olds?|años|anos|ans|jahre?|jährig\w*|lat|yaş\w*|let|лет\w*|летн\w*)|(?:aged?|edad|âge|alter|età|idade|возраст) ?(?:of )?(?:[1-9]|1[0-7])\b|(?:[1-9]|1[0-2]) ?(?:st|nd|rd|th)? ?grade\w*|grade ?(?:[1-9]|1[0-2])|(?:middle|high|elementary|primary|junior high|grade|secondary) ?school\w*|freshm[ae]n|sophomores?|preteens?|pre teens?|tweens?|teens?|teenage\w*|kids?|kiddies?|child\w*|minors?|under ?age\w*|under ?(?:1[0-8])|little (?:girl|boy)s?|schoolgirls?|schoolboys?|toddlers?|bab(?:y|ies)|infants?|loli\w*|shota\w*|jailbait|secundaria|primaria|colegiala\w*|niñ[oa]s?|menor(?:es)? de edad|menores|meninas?|meninos?|lycéen\w*|collégien\w*|enfants?|gamines?|schüler\w*|schulmädchen|kinder?|mädchen|minderjährig\w*|bambin[ei]|ragazzin[ei]|dziewczynk\w*|çocuk\w*|reşit olmayan|школьни\w*|девочк\w*|мальчик\w*|малолет\w*|несовершеннолет\w*|ребен\w*|дет\w*)\b|小学生|中学生|高校生|女子高生|JK|児童|子供|子ども|幼女|少女|儿童|幼女|萝莉|未成年|初中生|小学生|中学生|초등학생|중학생|고등학생|미성년|아동|어린이|लड़की|बच्च|नाबालिग|قاصر|أطفال|طفل`)
+var compactAgeRE = regexp.MustCompile(`(?:^|[a-z])(?:1[0-7]|[1-9])(?:yo|yearold|yrold|yearsold)`)
+
+var minorRE = regexp.MustCompile(`\b(?:(?:turned|aged?|is|are|am|she's|he's|shes|hes|im|i'm|they're|canonically|only|just) (?:only |just |barely |like )?(?:[1-9]|1[0-7])\b|(?:[1-9]|1[0-7]) ?(?:yo|y ?o|yrs?|years?|year ?olds?|years? ?olds?|años|anos|anni|ans|jaar|jahre?|jährig\w*|lat|yaş\w*|let|лет\w*|летн\w*)|(?:aged?|edad|âge|alter|età|idade|возраст) ?(?:of )?(?:[1-9]|1[0-7])\b|(?:[1-9]|1[0-2]) ?(?:st|nd|rd|th)? ?grade\w*|grade ?(?:[1-9]|1[0-2])|(?:middle|high|elementary|primary|junior high|grade|secondary) ?school\w*|freshm[ae]n|sophomores?|preteens?|pre teens?|tweens?|teens?|teenage\w*|kids?|kiddies?|child\w*|minors?|under ?age\w*|under ?(?:1[0-8])|little (?:girl|boy)s?|schoolgirls?|schoolboys?|toddlers?|bab(?:y|ies)|infants?|loli\w*|shota\w*|jailbait|secundaria|primaria|colegiala\w*|niñ[oa]s?|nin[oa]s?|ragazzin[ae]|menor(?:es)? de edad|menores|meninas?|meninos?|lycéen\w*|collégien\w*|enfants?|gamines?|schüler\w*|schulmädchen|kinder?|mädchen|minderjährig\w*|bambin[ei]|ragazzin[ei]|dziewczynk\w*|çocuk\w*|reşit olmayan|школьни\w*|девочк\w*|мальчик\w*|малолет\w*|несовершеннолет\w*|ребен\w*|дет\w*)\b|小学生|中学生|高校生|女子高生|JK|児童|子供|子ども|幼女|少女|儿童|歳|岁|幼女|萝莉|未成年|初中生|小学生|中学生|초등학생|중학생|고등학생|미성년|아동|어린이|लड़की|बच्च|नाबालिग|قاصر|أطفال|طفل`)
 
 
 // rules matches the lexicons against every reading of v.
@@ -250,7 +264,7 @@ func (p *Pipeline) rules(v views) (Category, int) {
 	if c, r := p.raw.match(v.plain); r < best {
 		found, best = c, r
 	}
-	if c, r := p.exact.match(" " + strings.Join(v.exact, " ") + " "); r < best {
+	if c, r := p.exact.match(p.cleanExact(v.exact)); r < best {
 		found, best = c, r
 	}
 	if v.native != v.plain || !isASCII(v.native) {
@@ -324,6 +338,18 @@ func handleWords(h string) string {
 	return b.String()
 }
 
+// cleanExact is clean for the unsqueezed reading.
+func (p *Pipeline) cleanExact(words []string) string {
+	s := " " + strings.Join(words, " ") + " "
+	can := p.allowExact.candidates(s)
+	for i, m := range p.allowExact.matchers {
+		if can[i] {
+			s = m.re.ReplaceAllString(s, " ")
+		}
+	}
+	return s
+}
+
 // clean joins tokens into one line with the allowed idioms taken out.
 func (p *Pipeline) clean(words []string) string {
 	s := " " + strings.Join(words, " ") + " "
@@ -340,9 +366,10 @@ func (p *Pipeline) clean(words []string) string {
 func spammy(v views) bool {
 	counts := map[string]int{}
 	for _, w := range v.words {
-		if len(w) > 2 {
+		if len(w) > 2 && !commonWords[w] {
 			counts[w]++
-			if counts[w] >= 8 {
+			// One word over and over: eight times, and a fifth of the note.
+			if counts[w] >= 8 && counts[w]*5 >= len(v.words) {
 				return true
 			}
 		}

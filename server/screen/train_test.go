@@ -144,8 +144,8 @@ func threshold(data []example) float64 {
 // it checks that model.bin is what training on testdata/train.tsv gives, so the weights never drift from the
 // corpus they claim to come from.
 func TestTrainModel(t *testing.T) {
-	if !*train && testing.Short() {
-		t.Skip("training takes seconds; -short skips the check")
+	if !*train && (testing.Short() || raceEnabled) {
+		t.Skip("training takes seconds (minutes under the race detector); make test runs this check without it")
 	}
 	data := examplesOf(readCorpus(t, "testdata/train.tsv"))
 	w, bias := fit(data)
