@@ -49,7 +49,7 @@ func main() {
 		r, n := utf8.DecodeRuneInString(s)
 		return r, n == len(s) && r >= 0x80
 	}
-	direct := map[rune]byte{}   // a character whose own entry names a Latin letter
+	direct := map[rune]byte{}    // a character whose own entry names a Latin letter
 	inverse := map[rune][]byte{} // a character named in a Latin letter's entry
 	for k, glyphs := range table {
 		if l, ok := latin(k); ok {

@@ -251,7 +251,6 @@ var compactAgeRE = regexp.MustCompile(`(?:^|[a-z])(?:1[0-7]|[1-9])(?:yo|yearold|
 
 var minorRE = regexp.MustCompile(`\b(?:(?:turned|aged?|is|are|am|she's|he's|shes|hes|im|i'm|they're|canonically|only|just) (?:only |just |barely |like )?(?:[1-9]|1[0-7])\b|(?:[1-9]|1[0-7]) ?(?:yo|y ?o|yrs?|years?|year ?olds?|years? ?olds?|años|anos|anni|ans|jaar|jahre?|jährig\w*|lat|yaş\w*|let|лет\w*|летн\w*)|(?:aged?|edad|âge|alter|età|idade|возраст) ?(?:of )?(?:[1-9]|1[0-7])\b|(?:[1-9]|1[0-2]) ?(?:st|nd|rd|th)? ?grade\w*|grade ?(?:[1-9]|1[0-2])|(?:middle|high|elementary|primary|junior high|grade|secondary) ?school\w*|freshm[ae]n|sophomores?|preteens?|pre teens?|tweens?|teens?|teenage\w*|kids?|kiddies?|child\w*|minors?|under ?age\w*|under ?(?:1[0-8])|little (?:girl|boy)s?|schoolgirls?|schoolboys?|toddlers?|bab(?:y|ies)|infants?|loli\w*|shota\w*|jailbait|secundaria|primaria|colegiala\w*|niñ[oa]s?|nin[oa]s?|ragazzin[ae]|menor(?:es)? de edad|menores|meninas?|meninos?|lycéen\w*|collégien\w*|enfants?|gamines?|schüler\w*|schulmädchen|kinder?|mädchen|minderjährig\w*|bambin[ei]|ragazzin[ei]|dziewczynk\w*|çocuk\w*|reşit olmayan|школьни\w*|девочк\w*|мальчик\w*|малолет\w*|несовершеннолет\w*|ребен\w*|дет\w*)\b|小学生|中学生|高校生|女子高生|JK|児童|子供|子ども|幼女|少女|儿童|歳|岁|幼女|萝莉|未成年|初中生|小学生|中学生|초등학생|중학생|고등학생|미성년|아동|어린이|लड़की|बच्च|नाबालिग|قاصر|أطفال|طفل`)
 
-
 // rules matches the lexicons against every reading of v.
 func (p *Pipeline) rules(v views) (Category, int) {
 	readings := []string{p.clean(v.words)}

@@ -54,12 +54,12 @@ const (
 // figures are a screen's results on one corpus.
 type figures struct {
 	harmful, caught, benign, refused int
-	perCategory, caughtPer          map[string]int
-	minorsAsSexual                  int
-	misses                          []string
+	perCategory, caughtPer           map[string]int
+	minorsAsSexual                   int
+	misses                           []string
 }
 
-func (f figures) recall() float64        { return float64(f.caught) / float64(max(1, f.harmful)) }
+func (f figures) recall() float64         { return float64(f.caught) / float64(max(1, f.harmful)) }
 func (f figures) falseRejection() float64 { return float64(f.refused) / float64(max(1, f.benign)) }
 
 func (f figures) String() string {

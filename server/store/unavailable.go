@@ -32,7 +32,7 @@ func (u Unavailable) History(context.Context, string, time.Time) ([]board.Post, 
 func (u Unavailable) Seen(context.Context, board.RecordKind, string, time.Time) (bool, error) {
 	return false, u.err()
 }
-func (u Unavailable) Spend(context.Context, string, time.Time) error { return u.err() }
+func (u Unavailable) Spend(context.Context, string, time.Time) error  { return u.err() }
 func (u Unavailable) SeedGenesis(context.Context, []board.Note) error { return u.err() }
 func (u Unavailable) Audit(context.Context, board.Rejection) error    { return u.err() }
 
