@@ -112,7 +112,8 @@ func softmax64(z []float64) []float64 {
 }
 
 // threshold picks the probability of "publish" under which the model refuses: the highest that keeps the
-// refusals of benign notes at most 0.5% in five-fold cross-validation on the training notes alone.
+// refusals of benign notes at most 1% (the screen's budget) in five-fold cross-validation on the training notes
+// alone.
 func threshold(data []example) float64 {
 	var benign, harmful []float64
 	for fold := range 5 {
@@ -135,7 +136,7 @@ func threshold(data []example) float64 {
 		}
 	}
 	slices.Sort(benign)
-	allowed := len(benign) / 200 // 0.5%
+	allowed := len(benign) / 100 // 1%
 	t := benign[allowed]         // refusing below it refuses at most `allowed` benign notes
 	return t
 }
