@@ -32,16 +32,14 @@ func decoded(s string) []string {
 			out = append(out, t)
 		}
 	}
-	if strings.ContainsAny(s, "+/=_-") || len(s) >= 12 {
-		for _, m := range base64Run.FindAllString(s, 8) {
-			if !strings.ContainsFunc(m, unicode.IsUpper) && !strings.ContainsAny(m, "0123456789+/=") {
-				continue // one lower-case word is not base64
-			}
-			for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
-				if b, err := enc.DecodeString(m); err == nil {
-					keep(string(b))
-					break
-				}
+	for _, m := range base64Run.FindAllString(s, 8) {
+		if !strings.ContainsFunc(m, unicode.IsUpper) && !strings.ContainsAny(m, "0123456789+/=") {
+			continue // one lower-case word is not base64
+		}
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+			if b, err := enc.DecodeString(m); err == nil {
+				keep(string(b))
+				break
 			}
 		}
 	}

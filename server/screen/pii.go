@@ -215,7 +215,7 @@ func digitsToASCII(s string) string {
 var numberWords = map[string]byte{}
 
 func init() {
-	for i, set := range [][]string{
+	for _, set := range [][]string{
 		{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"},
 		{"oh", "", "", "", "", "", "", "", "", ""},
 		{"cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve"},
@@ -225,7 +225,6 @@ func init() {
 		{"zero", "um", "dois", "três", "quatro", "cinco", "seis", "sete", "oito", "nove"},
 		{"ноль", "один", "два", "три", "четыре", "пять", "шесть", "семь", "восемь", "девять"},
 	} {
-		_ = i
 		for d, w := range set {
 			if w != "" {
 				numberWords[w] = byte('0' + d)

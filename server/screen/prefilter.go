@@ -106,6 +106,18 @@ func (ms *matcherSet) candidates(s string) []bool {
 	return can
 }
 
+// remove joins words into one line, padded with spaces, and takes out every match of the set.
+func (ms *matcherSet) remove(words []string) string {
+	s := " " + strings.Join(words, " ") + " "
+	can := ms.candidates(s)
+	for i, m := range ms.matchers {
+		if can[i] {
+			s = m.re.ReplaceAllString(s, " ")
+		}
+	}
+	return s
+}
+
 // first returns the index of the first matcher (in order) that matches s, or -1.
 func (ms *matcherSet) first(s string) int {
 	can := ms.candidates(s)

@@ -337,29 +337,11 @@ func handleWords(h string) string {
 	return b.String()
 }
 
-// cleanExact is clean for the unsqueezed reading.
-func (p *Pipeline) cleanExact(words []string) string {
-	s := " " + strings.Join(words, " ") + " "
-	can := p.allowExact.candidates(s)
-	for i, m := range p.allowExact.matchers {
-		if can[i] {
-			s = m.re.ReplaceAllString(s, " ")
-		}
-	}
-	return s
-}
-
 // clean joins tokens into one line with the allowed idioms taken out.
-func (p *Pipeline) clean(words []string) string {
-	s := " " + strings.Join(words, " ") + " "
-	can := p.allow.candidates(s)
-	for i, m := range p.allow.matchers {
-		if can[i] {
-			s = m.re.ReplaceAllString(s, " ")
-		}
-	}
-	return s
-}
+func (p *Pipeline) clean(words []string) string { return p.allow.remove(words) }
+
+// cleanExact is clean for the unsqueezed reading.
+func (p *Pipeline) cleanExact(words []string) string { return p.allowExact.remove(words) }
 
 // spammy catches spam by its shape: one word over and over, or shouting.
 func spammy(v views) bool {
