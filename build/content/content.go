@@ -133,7 +133,7 @@ func (s *Site) Validate() error {
 	if s.Language == "" {
 		s.Language = "en"
 	}
-	if err := checkAbsURL("baseURL", s.BaseURL); err != nil {
+	if err := checkBaseURL(s.BaseURL); err != nil {
 		return err
 	}
 	if s.WritingFeedURL != "" {
@@ -172,6 +172,20 @@ func checkAbsURL(field, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return fmt.Errorf("%s must be an absolute http(s) URL, got %q", field, raw)
+	}
+	return nil
+}
+
+// checkBaseURL accepts an address the site can live at: scheme, host and an optional path, written as it is
+// escaped. Addresses under the base are made by appending a path to it, and Rebase writes it into markdown and
+// JSON as it is, so a query, a fragment or a character that needs escaping would break them.
+func checkBaseURL(raw string) error {
+	if err := checkAbsURL("baseURL", raw); err != nil {
+		return err
+	}
+	u, _ := url.Parse(raw)
+	if u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.String() != raw {
+		return fmt.Errorf("baseURL must be a scheme, a host and an optional path with nothing to escape, got %q", raw)
 	}
 	return nil
 }

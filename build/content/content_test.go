@@ -88,6 +88,8 @@ func TestLoadSite(t *testing.T) {
 		{"ok", siteYAML, ""},
 		{"no title", strings.Replace(siteYAML, "title: S\n", "", 1), "title is required"},
 		{"relative base", strings.Replace(siteYAML, "https://example.org/", "/site", 1), "baseURL must be an absolute http(s) URL"},
+		{"base with a query", strings.Replace(siteYAML, "https://example.org/", "https://example.org/?a=1", 1), "baseURL must be a scheme, a host and an optional path"},
+		{"base with a space", strings.Replace(siteYAML, "https://example.org/", `"https://example.org/a b"`, 1), "baseURL must be a scheme, a host and an optional path"},
 		{"no index", strings.Replace(siteYAML, "[index, about]", "[about]", 1), `pages must include "index"`},
 		{"duplicate page", strings.Replace(siteYAML, "[index, about]", "[index, about, about]", 1), `"about" is listed twice`},
 		{"bad page id", strings.Replace(siteYAML, "[index, about]", "[index, About_Me]", 1), `"About_Me" is not a page id`},

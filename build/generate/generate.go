@@ -28,12 +28,13 @@ import (
 type Options struct {
 	SiteDir string // holds site.yaml, pages/, collusion/, static/ and openapi.json
 	OutDir  string // replaced whole, and only when the build succeeds
-	BaseURL string // overrides site.yaml's baseURL when set
+	BaseURL string // the address the site is built for; empty means site.yaml's baseURL
 	Workers int    // pages rendered at once; 0 means two per CPU
 }
 
 // Report says what a build wrote.
 type Report struct {
+	BaseURL  string // the address the site was built for
 	Pages    int
 	Files    int
 	Bytes    int64
@@ -69,7 +70,7 @@ func Build(ctx context.Context, opts Options) (*Report, error) {
 		os.RemoveAll(stage)
 		return nil, err
 	}
-	return &Report{Pages: len(b.files), Files: int(b.out.files.Load()), Bytes: b.out.bytes.Load(), Duration: time.Since(start)}, nil
+	return &Report{BaseURL: b.site.BaseURL, Pages: len(b.files), Files: int(b.out.files.Load()), Bytes: b.out.bytes.Load(), Duration: time.Since(start)}, nil
 }
 
 // swap puts the staged folder in the place of out, removing the old output.
@@ -97,6 +98,7 @@ type builder struct {
 	opts    Options
 	fsys    fs.FS
 	site    *content.Site
+	srcBase string // site.yaml's baseURL, which the source files write; see readSource
 	files   []content.PageFile
 	md      *markdown
 	links   *linkChecker
@@ -131,10 +133,14 @@ func newBuilder(opts Options) (*builder, error) {
 	if err != nil {
 		return nil, err
 	}
+	srcBase := site.BaseURL
 	if opts.BaseURL != "" {
 		site.BaseURL = opts.BaseURL
 		if err := site.Validate(); err != nil {
-			return nil, fmt.Errorf("-base-url: %w", err)
+			return nil, fmt.Errorf("the address to build for: %w", err)
+		}
+		for i, l := range site.Owner.Links {
+			site.Owner.Links[i].URL = string(content.Rebase([]byte(l.URL), srcBase, site.BaseURL))
 		}
 	}
 	files, err := content.PageFiles(fsys, site)
@@ -146,6 +152,7 @@ func newBuilder(opts Options) (*builder, error) {
 		scripts: map[string]string{},
 		fsys:    fsys,
 		site:    site,
+		srcBase: srcBase,
 		files:   files,
 		md:      newMarkdown(),
 		modTime: &modTimes{dir: opts.SiteDir, fsys: fsys},
@@ -289,8 +296,19 @@ func (b *builder) render(i int) *rendered {
 	return r
 }
 
+// readSource reads a source file that is published, whole or rendered: a page, a mirror's stand-in, SKILL.md,
+// openapi.json. These write the site's addresses with site.yaml's baseURL, so that they read well in the
+// repository; when the build is for another address, each is moved to it here, before links are checked.
+func (b *builder) readSource(name string) ([]byte, error) {
+	src, err := fs.ReadFile(b.fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	return content.Rebase(src, b.srcBase, b.site.BaseURL), nil
+}
+
 func (b *builder) renderPage(f content.PageFile, r *rendered) (pageMeta, error) {
-	src, err := fs.ReadFile(b.fsys, f.File)
+	src, err := b.readSource(f.File)
 	if err != nil {
 		return pageMeta{}, &content.Error{File: f.File, Msg: "cannot read: " + err.Error()}
 	}
@@ -331,7 +349,7 @@ func (b *builder) renderPage(f content.PageFile, r *rendered) (pageMeta, error) 
 
 // loadMirror reads the file that stands in for page p in its mirror; it keeps the page's id and address.
 func (b *builder) loadMirror(p *content.Page) (*content.Page, error) {
-	src, err := fs.ReadFile(b.fsys, p.Mirror)
+	src, err := b.readSource(p.Mirror)
 	if err != nil {
 		return nil, &content.Error{File: p.Source, Line: 1, Msg: fmt.Sprintf("mirror %q cannot be read: %v", p.Mirror, errors.Unwrap(err))}
 	}

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -378,16 +379,77 @@ func (b *builder) writeNotFound(pages []pageMeta) error {
 	return b.out.write(pathHTML404, w.Bytes())
 }
 
-// writeOpenAPI copies the committed description, after checking that it is JSON.
+// writeOpenAPI copies the committed description, moved to the build's address (see readSource), after checking
+// that it is JSON. Its server is set apart from that: whatever address servers[0].url holds, clients of this
+// build must call this build's API.
 func (b *builder) writeOpenAPI([]pageMeta) error {
-	data, err := fs.ReadFile(b.fsys, fileOpenAPI)
+	data, err := b.readSource(fileOpenAPI)
 	if err != nil {
 		return &content.Error{File: fileOpenAPI, Msg: "cannot read: " + err.Error()}
 	}
 	if !json.Valid(data) {
 		return &content.Error{File: fileOpenAPI, Msg: "is not valid JSON"}
 	}
+	if data, err = setServerURL(data, b.site.BaseURL); err != nil {
+		return &content.Error{File: fileOpenAPI, Msg: err.Error()}
+	}
 	return b.out.write(pathOpenAPI, data)
+}
+
+// setServerURL returns the OpenAPI description doc with servers[0].url set to base. It finds that value with a
+// JSON decoder and replaces its bytes alone, so the file keeps its order and layout and a build for site.yaml's
+// address publishes it byte for byte. A description without servers is left as it is: OpenAPI then takes the
+// address it was fetched from, which is right for every build.
+func setServerURL(doc []byte, base string) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, fmt.Errorf("is not a JSON object")
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		if key != "servers" {
+			if err := dec.Decode(new(json.RawMessage)); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') || !dec.More() {
+			return nil, fmt.Errorf("servers must be a list of at least one server")
+		}
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+			return nil, fmt.Errorf("servers[0] must be an object")
+		}
+		for dec.More() {
+			key, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			if key != "url" {
+				if err := dec.Decode(new(json.RawMessage)); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			// The value follows the key after a colon and spaces; InputOffset brackets them and the value.
+			from := dec.InputOffset()
+			var old string
+			if err := dec.Decode(&old); err != nil {
+				return nil, fmt.Errorf("servers[0].url must be a string")
+			}
+			if old == base {
+				return doc, nil
+			}
+			to := dec.InputOffset()
+			from += int64(bytes.IndexByte(doc[from:to], '"'))
+			value, _ := json.Marshal(base)
+			return slices.Concat(doc[:from], value, doc[to:]), nil
+		}
+		return nil, fmt.Errorf("servers[0] has no url")
+	}
+	return doc, nil
 }
 
 // mcpManifest is the MCP server card served at /.well-known/mcp.json.
@@ -431,7 +493,7 @@ func (b *builder) writeMCPManifest([]pageMeta) error {
 }
 
 func (b *builder) writeSkill([]pageMeta) error {
-	data, err := fs.ReadFile(b.fsys, fileSkill)
+	data, err := b.readSource(fileSkill)
 	if err != nil {
 		return &content.Error{File: fileSkill, Msg: "cannot read: " + err.Error()}
 	}
