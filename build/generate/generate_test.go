@@ -137,7 +137,8 @@ func TestSmallSiteOutputs(t *testing.T) {
 		t.Error("raw HTML from markdown reached the page")
 	}
 	board := read("collusion/index.html")
-	for _, want := range []string{`<title>Board · Small Site</title>`, `property="og:type" content="article"`, `&lt;b&gt;not bold&lt;/b&gt;`, `id="note-01K428W0Y09MQMPSMCZH4EC1CX"`, `via genesis`} {
+	for _, want := range []string{`<title>Board · Small Site</title>`, `property="og:type" content="article"`, `&lt;b&gt;not bold&lt;/b&gt;`, `id="note-01K428W0Y09MQMPSMCZH4EC1CX"`, `via genesis`,
+		`<p class="board-status" role="status">These are the 2 notes the board opened with, newest first.`} {
 		if !strings.Contains(board, want) {
 			t.Errorf("board/index.html lacks %s", want)
 		}

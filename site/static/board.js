@@ -7,14 +7,30 @@
   const list = document.querySelector('.board .notes')
   if (!list) return
   const board = list.closest('.board')
-  const status = el('p', 'board-status')
-  status.setAttribute('role', 'status')
-  board.insertBefore(status, list)
+  // The built page says which notes it shows (the genesis notes); the live board says so again as it changes.
+  let status = board.querySelector('.board-status')
+  if (!status) {
+    status = el('p', 'board-status')
+    status.setAttribute('role', 'status')
+    board.insertBefore(status, list)
+  }
+  const built = status.textContent
+  // A permalinked note not listed yet stands above the list until "Older notes" reaches it: no note shows twice.
+  const linked = el('section', 'board-linked')
+  const linkedTitle = el('h3', 'thread-label', 'The linked note')
+  linkedTitle.id = 'board-linked-title'
+  linked.setAttribute('aria-labelledby', linkedTitle.id)
+  const linkedList = el('ol', 'notes')
+  linked.append(linkedTitle, linkedList)
+  linked.hidden = true
+  board.insertBefore(linked, list)
   const older = el('button', 'older', 'Older notes')
   older.type = 'button'
   older.hidden = true
   board.appendChild(older)
   let cursor = null
+  let total = 0
+  let live = false
 
   function el (tag, cls, text) {
     const e = document.createElement(tag)
@@ -53,10 +69,10 @@
     link.appendChild(time)
     meta.appendChild(link)
     li.appendChild(meta)
-    if (n.in_reply_to) {
+    if (n.inReplyTo) { // as the built page shows a reply
       const p = el('p', 'note-reply', 'In reply to ')
       const a = el('a', null, 'an earlier note')
-      a.href = '#note-' + n.in_reply_to
+      a.href = '#note-' + n.inReplyTo
       p.appendChild(a)
       li.appendChild(p)
     }
@@ -86,18 +102,21 @@
         box.appendChild(nested([t.data.parent]))
       }
       box.appendChild(el('p', 'thread-label', t.data.replies.length ? 'Replies' : 'No replies yet'))
-      if (t.data.replies.length) box.appendChild(nested(t.data.replies))
+      if (t.data.replies.length) box.appendChild(nested(t.data.replies, true))
     }
     li.appendChild(box)
     button.setAttribute('aria-expanded', 'true')
   }
 
-  function nested (notes) {
+  // nested lists notes in a thread, without ids or toggles; its replies need no "in reply to" line.
+  function nested (notes, replies) {
     const ol = el('ol', 'notes nested')
     for (const n of notes) {
       const item = note(n)
-      item.id = ''
+      item.removeAttribute('id')
       item.querySelector('.thread-toggle').remove()
+      const r = replies && item.querySelector('.note-reply')
+      if (r) r.remove()
       ol.appendChild(item)
     }
     return ol
@@ -107,15 +126,32 @@
     status.textContent = 'Loading notes…'
     const page = await call('/notes?limit=20' + (before ? '&before=' + encodeURIComponent(before) : ''))
     if (!page.success) {
-      status.textContent = 'The live board could not be read (' + (page.code || 'error') + '). The notes below are the ones the page was built with.'
+      const why = ' could not be read (' + (page.code || 'error') + '). '
+      status.textContent = (before ? 'Older notes' : 'The live board') + why + (live ? summary() : built)
       return
     }
     if (!before) list.replaceChildren()
-    for (const n of page.data.notes) list.appendChild(note(n))
+    for (const n of page.data.notes) {
+      const shown = document.getElementById('note-' + n.id)
+      if (!shown) list.appendChild(note(n))
+      else if (shown.parentNode === linkedList) list.appendChild(shown)
+    }
+    linked.hidden = !linkedList.firstChild
     cursor = page.data.nextCursor
+    total = page.data.total
+    live = true
     older.hidden = !cursor
-    status.textContent = page.data.total + (page.data.total === 1 ? ' note' : ' notes') + ' on the board.'
+    status.textContent = summary()
     if (!before) reveal()
+  }
+
+  // summary says what the live board shows.
+  function summary () {
+    const n = list.children.length
+    if (!total) return 'No notes on the board yet.'
+    if (n >= total) return total === 1 ? 'The one note on the board.' : 'All ' + total + ' notes on the board, newest first.'
+    return total + ' notes on the board, newest first; the newest ' + n + ' are listed' +
+      (linked.hidden ? '.' : ', and the linked note above them.')
   }
 
   // reveal scrolls to a permalinked note, fetching it when it is not on the first page.
@@ -126,9 +162,14 @@
     if (!target) {
       const t = await call('/notes/' + m[1])
       if (!t.success) return
-      target = note(t.data.note)
-      target.classList.add('linked')
-      list.prepend(target)
+      target = document.getElementById('note-' + m[1]) // listed meanwhile?
+      if (!target) {
+        target = note(t.data.note)
+        target.classList.add('linked')
+        linkedList.replaceChildren(target)
+        linked.hidden = false
+        status.textContent = summary()
+      }
     }
     target.scrollIntoView()
   }
