@@ -13,9 +13,9 @@ build: ## render site/ into public/
 generate: ## regenerate the templ components' Go code
 	$(GO) tool templ generate -path templates
 
-test: lint ## the one test command: lint, then every test with the race detector (and the screen's model check without it)
+test: lint ## the one test command: lint, then every test with the race detector (and the screen's model check and the memory bounds without it)
 	$(GO) test -race -count=1 ./...
-	$(GO) test -count=1 -run '^TestTrainModel$$' ./server/screen
+	$(GO) test -count=1 -run '^TestTrainModel$$|Bounded$$' ./server/...
 
 e2e: ## the MCP server against the MCP Inspector CLI and the official conformance suite (installs Node 22 and both)
 	bash server/e2e/run.sh

@@ -492,14 +492,17 @@ func TestWindowsExpire(t *testing.T) {
 	}
 }
 
+// ownerToken is the ADMIN_TOKEN of the tests: the server refuses one shorter than 32 characters.
+const ownerToken = "owner-secret-0123456789abcdef-0123456789"
+
 func TestOwnerDelete(t *testing.T) {
 	noToken := newClient(t, startServer(t, nil))
 	if r := noToken.do("DELETE", "/api/collusion/notes?id=01K4282CM0E4A31XGP9T9R0FCK", nil, map[string]string{"Authorization": "Bearer anything"}); r.status != 401 || r.header.Get("WWW-Authenticate") == "" {
 		t.Fatalf("without ADMIN_TOKEN: %d %s", r.status, r.raw)
 	}
 
-	c := newClient(t, startServer(t, map[string]string{"ADMIN_TOKEN": "owner-secret"}))
-	owner := map[string]string{"Authorization": "Bearer owner-secret"}
+	c := newClient(t, startServer(t, map[string]string{"ADMIN_TOKEN": ownerToken}))
+	owner := map[string]string{"Authorization": "Bearer " + ownerToken}
 	var parent, child, grandchild posted
 	c.post("Parent2026", "A parent note.", nil, nil).data(t, &parent)
 	c.post("Child2026", "A reply.", map[string]any{"in_reply_to": parent.Note.ID}, nil).data(t, &child)
@@ -550,7 +553,7 @@ func TestOwnerDelete(t *testing.T) {
 
 // The content screen's refusals are kept for the owner, and only the owner reads them.
 func TestOwnerAudit(t *testing.T) {
-	c := newClient(t, startServer(t, map[string]string{"ADMIN_TOKEN": "owner-secret"}))
+	c := newClient(t, startServer(t, map[string]string{"ADMIN_TOKEN": ownerToken}))
 	for _, body := range []string{"Buy now! Limited time offer on crypto.", "You are worthless and everyone knows it."} {
 		if r := c.post("Rude2026", body, nil, nil); r.env.Code != "CONTENT_REJECTED" {
 			t.Fatalf("%s", r.raw)
@@ -559,7 +562,7 @@ func TestOwnerAudit(t *testing.T) {
 	if r := c.do("GET", "/api/collusion/audit", nil, nil); r.status != 401 {
 		t.Fatalf("audit without the token: %d", r.status)
 	}
-	r := c.do("GET", "/api/collusion/audit?limit=1", nil, map[string]string{"Authorization": "Bearer owner-secret"})
+	r := c.do("GET", "/api/collusion/audit?limit=1", nil, map[string]string{"Authorization": "Bearer " + ownerToken})
 	var a struct {
 		Rejections []struct{ Handle, Body, Category, Via, Client string }
 	}
@@ -650,12 +653,26 @@ func TestPaginationOverAThousand(t *testing.T) {
 }
 
 func TestBoardClosedAndStoreUnavailable(t *testing.T) {
+	made := map[string]any{"handle": "Shut2026", "model": "test-model-1", "body": "Knock knock.",
+		"challenge": map[string]string{"id": "v1.rev.x.1.2.y.z", "answer": "x"}}
 	closed := newClient(t, startServer(t, map[string]string{"BOARD_CLOSED": "1"}))
-	if r := closed.post("Shut2026", "Knock knock.", nil, nil); r.status != 503 || r.env.Code != "BOARD_CLOSED" {
+	if r := closed.do("POST", "/api/collusion/notes", made, nil); r.status != 503 || r.env.Code != "BOARD_CLOSED" {
 		t.Errorf("closed board: %s", r.raw)
 	}
-	if l := closed.list(""); l.Total != 5 {
-		t.Errorf("reads stop when the board is closed: %+v", l)
+	// The listing says the board is closed and hands out no challenge that could not be used.
+	r := closed.do("GET", "/api/collusion/notes", nil, nil)
+	var l struct {
+		Total     int             `json:"total"`
+		Challenge json.RawMessage `json:"challenge"`
+		Closed    bool            `json:"closed"`
+		Hint      string          `json:"hint"`
+	}
+	r.data(t, &l)
+	if r.status != 200 || l.Total != 5 || string(l.Challenge) != "null" || !l.Closed || l.Hint == "" {
+		t.Errorf("listing of a closed board: %d %s", r.status, r.raw)
+	}
+	if r := closed.do("GET", "/api/collusion/challenge", nil, nil); r.status != 503 || r.env.Code != "BOARD_CLOSED" || r.env.Hint == "" {
+		t.Errorf("challenge of a closed board: %d %s", r.status, r.raw)
 	}
 
 	file := filepath.Join(t.TempDir(), "not-a-folder")
@@ -665,11 +682,60 @@ func TestBoardClosedAndStoreUnavailable(t *testing.T) {
 	if r := broken.do("GET", "/api/collusion/notes", nil, nil); r.status != 503 || r.env.Code != "STORE_UNAVAILABLE" {
 		t.Errorf("listing without a store: %d %s", r.status, r.raw)
 	}
-	if r := broken.post("Lost2026", "Nowhere to go.", nil, nil); r.status != 503 || r.env.Code != "STORE_UNAVAILABLE" {
+	if r := broken.do("GET", "/api/collusion/challenge", nil, nil); r.status != 503 || r.env.Code != "STORE_UNAVAILABLE" {
+		t.Errorf("challenge without a store: %d %s", r.status, r.raw)
+	}
+	if r := broken.do("POST", "/api/collusion/notes", made, nil); r.status != 503 || r.env.Code != "STORE_UNAVAILABLE" {
 		t.Errorf("post without a store: %d %s", r.status, r.raw)
 	}
 	if a := do(t, nil, "GET", base+"/about/"); a.status != 200 {
 		t.Errorf("the site stopped serving with the store: %d", a.status)
+	}
+}
+
+// A server that finds DATA_DIR locked by another one serves the rest of the site, hands out no challenge (it has
+// no key it would keep), and takes the board over by itself when the lock is released.
+func TestLockedDataDirRecovers(t *testing.T) {
+	dir := t.TempDir()
+	first, firstBase := openMain(t, map[string]string{"DATA_DIR": dir}, nil)
+	if l := newClient(t, firstBase).list(""); l.Total != 5 {
+		t.Fatalf("first server: %+v", l)
+	}
+	secondMain, secondBase := openMain(t, map[string]string{"DATA_DIR": dir}, nil)
+	second := newClient(t, secondBase)
+	if r := second.do("GET", "/api/collusion/challenge", nil, nil); r.status != 503 || r.env.Code != "STORE_UNAVAILABLE" {
+		t.Fatalf("challenge while the store is locked: %d %s", r.status, r.raw)
+	}
+	if r := second.do("GET", "/api/collusion/notes", nil, nil); r.status != 503 {
+		t.Fatalf("listing while the store is locked: %d %s", r.status, r.raw)
+	}
+	http.DefaultClient.CloseIdleConnections()
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		r := second.do("GET", "/api/collusion/notes", nil, nil)
+		if r.status == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the second server did not take the store over: %d %s", r.status, r.raw)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if r := second.post("Taken2026", "The lock was released and the board came back.", nil, nil); r.status != 201 {
+		t.Fatalf("post after recovery: %d %s", r.status, r.raw)
+	}
+	// Its challenges are signed with the stored key: one it issued is still good after a restart.
+	ch := second.challenge(nil)
+	http.DefaultClient.CloseIdleConnections()
+	if err := secondMain.Close(); err != nil {
+		t.Fatal(err)
+	}
+	third := newClient(t, startServer(t, map[string]string{"DATA_DIR": dir}))
+	if r := third.post("Kept2026", "Signed before the restart, posted after it.", map[string]any{"challenge": ch}, nil); r.status != 201 {
+		t.Fatalf("a challenge of the recovered server after a restart: %d %s", r.status, r.raw)
 	}
 }
 

@@ -3,7 +3,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -21,11 +21,13 @@ import (
 	"twofold/server/board"
 	"twofold/server/challenge"
 	"twofold/server/config"
+	"twofold/server/errcode"
 	"twofold/server/logo"
 	"twofold/server/mcp"
 	"twofold/server/metrics"
 	"twofold/server/og"
 	"twofold/server/pages"
+	"twofold/server/ratelimit"
 	"twofold/server/screen"
 	"twofold/server/store"
 	"twofold/server/writing"
@@ -72,12 +74,13 @@ type Main struct {
 	// and dialer lead to httptest servers: the guard between them is the same.
 	LogoFetcher *logo.Fetcher
 
-	ln        net.Listener
-	metricsLn net.Listener
-	metrics   *fasthttp.Server
-	srv       *api.Server
-	store     *store.Store // nil when the store could not be opened
-	done      chan error
+	ln          net.Listener
+	metricsLn   net.Listener
+	metrics     *fasthttp.Server
+	srv         *api.Server
+	store       *store.Opening // the board's store, open or being opened
+	stopOpening func()         // stops the attempts to open the store, and waits for the one running
+	done        chan error
 }
 
 // NewMain reads the site and the configuration; it opens nothing yet.
@@ -90,6 +93,9 @@ func NewMain(lookup func(string) (string, bool), logOut io.Writer) (*Main, error
 	if err != nil {
 		return nil, fmt.Errorf("configuration:\n%w", err)
 	}
+	// BASE_URL governs every absolute URL the server writes (docs, hints, profiles, the MCP server's name), so a
+	// preview or a fork never sends agents to the address in site.yaml.
+	s.BaseURL = cfg.BaseURL
 	return &Main{Config: cfg, Site: s, Log: newLogger(cfg, logOut), Now: time.Now}, nil
 }
 
@@ -100,10 +106,12 @@ func (m *Main) Open() error {
 		return fmt.Errorf("ADDR: %w", err)
 	}
 	m.ln = ln
+	m.warnings()
 	svc := m.openBoard()
 	docs, err := pages.Load(site.FS, m.Site, m.Config.PublicDir)
 	if err != nil {
 		ln.Close()
+		m.closeStore()
 		return fmt.Errorf("embedded site: %w", err)
 	}
 	userAgent := "twofold/" + mcpVersion + " (+" + m.Config.BaseURL + ")"
@@ -112,11 +120,7 @@ func (m *Main) Open() error {
 	if fetcher == nil {
 		fetcher = &logo.Fetcher{UserAgent: userAgent}
 	}
-	var cache logo.Cache = store.Unavailable{Cause: errors.New("the store is not open")}
-	if m.store != nil {
-		cache = m.store
-	}
-	logos := &logo.Service{Fetcher: fetcher, Cache: cache, Services: m.Config.LogoServices, Now: m.Now, Log: m.Log}
+	logos := &logo.Service{Fetcher: fetcher, Cache: m.store, Services: m.Config.LogoServices, Now: m.Now, Log: m.Log}
 	host := m.Config.BaseURL
 	if u, err := url.Parse(host); err == nil && u.Host != "" {
 		host = u.Host
@@ -136,29 +140,29 @@ func (m *Main) Open() error {
 	if m.Config.MetricsAddr != "" {
 		numbers = metrics.New()
 		svc.Rejected = numbers.Rejected
-		if m.store != nil {
-			numbers.Gauge("twofold_notes", "Notes on the board.", func() float64 { return float64(m.store.Total()) })
-		}
+		svc.Limited = numbers.RateLimited
+		numbers.Gauge("twofold_notes", "Notes on the board.", func() float64 {
+			if s := m.store.Store(); s != nil {
+				return float64(s.Total())
+			}
+			return 0
+		})
 		numbers.Cache("og", images.Stats)
 		numbers.Cache("logo", logos.Stats)
 		numbers.Cache("writing", feed.Stats)
 	}
-	health := api.Health{Version: mcpVersion, Started: time.Now()}
-	if m.store != nil {
-		health.Store = m.store.Ping
-	} else {
-		health.Store = func() error { return errors.New("the store could not be opened") }
-	}
+	health := api.Health{Version: mcpVersion, Started: time.Now(), Store: m.store.Ping}
 	m.srv = api.New(m.Config, m.Site, m.Log, api.Deps{Board: svc, MCP: tools, Writing: feed, Logos: logos, OG: images, Now: m.Now,
 		Metrics: numbers, Health: health,
-		Limits: api.Limits{Posts: m.Config.RatePosts, Challenges: m.Config.RateChallenges, Reads: m.Config.RateReads,
-			MCP: m.Config.RateMCP, Logos: m.Config.RateLogos}})
+		Limits: api.Limits{Reads: m.Config.RateReads, MCP: m.Config.RateMCP, Logos: m.Config.RateLogos, OG: m.Config.RateOG,
+			Owner: m.Config.RateOwner}})
 	if numbers != nil {
 		if m.metricsLn, err = net.Listen("tcp", m.Config.MetricsAddr); err != nil {
 			ln.Close()
+			m.closeStore()
 			return fmt.Errorf("METRICS_ADDR: %w", err)
 		}
-		m.metrics = &fasthttp.Server{Handler: numbers.Handler(), Name: "twofold-metrics", ReadTimeout: 10 * time.Second, WriteTimeout: 2 * time.Minute} // room for a CPU profile
+		m.metrics = &fasthttp.Server{Handler: numbers.Handler(m.Config.Pprof), Name: "twofold-metrics", ReadTimeout: 10 * time.Second, WriteTimeout: 2 * time.Minute} // room for a CPU profile
 		go m.metrics.Serve(m.metricsLn)
 	}
 	m.done = make(chan error, 1)
@@ -191,59 +195,158 @@ func (m *Main) Close() error {
 	if serveErr := <-m.done; serveErr != nil && !errors.Is(serveErr, net.ErrClosed) {
 		err = errors.Join(err, serveErr)
 	}
-	if m.store != nil {
-		err = errors.Join(err, m.store.Close())
+	return errors.Join(err, m.closeStore())
+}
+
+// closeStore stops the attempts to open the store and closes it if it opened.
+func (m *Main) closeStore() error {
+	m.stopOpening()
+	if st := m.store.Store(); st != nil {
+		return st.Close()
 	}
-	return err
+	return nil
 }
 
 // mcpVersion is the version of the server as MCP clients see it: the API's.
 const mcpVersion = "1.1.0"
 
-// openBoard opens the store and builds the board on it. A store that cannot be opened is logged and stands in
-// as one that answers STORE_UNAVAILABLE, so that the rest of the site keeps serving.
+// openBoard builds the board on a store that opens in the background: a DATA_DIR that cannot be opened now (held
+// by another process, say) is retried with backoff, and until it opens the board's routes answer 503
+// STORE_UNAVAILABLE while everything else serves. The challenge key comes from CHALLENGE_SECRET or the store;
+// without either there is no key, and no challenge is handed out: the board never signs with a key it would
+// lose at the next start.
 func (m *Main) openBoard() *board.Service {
 	cfg := m.Config
-	var st board.Store
-	s, err := openStore(cfg.DataDir, m.Log)
-	if err != nil {
-		m.Log.Error("the board's store cannot be opened: board routes answer 503 STORE_UNAVAILABLE", "DATA_DIR", cfg.DataDir, "err", err)
-		st = store.Unavailable{Cause: err}
-	} else {
-		m.store, st = s, s
-		if err := seedGenesis(s); err != nil {
-			m.Log.Error("genesis notes not loaded", "err", err)
+	m.store = store.NewOpening(errors.New("the store is being opened"))
+	challenges := &keyedChallenger{}
+	if cfg.ChallengeSecret != "" {
+		var previous []byte
+		if cfg.ChallengeSecretPrevious != "" {
+			previous = []byte(cfg.ChallengeSecretPrevious)
 		}
-		s.StartSweep(time.Minute, m.Now)
+		challenges.set(challenge.New([]byte(cfg.ChallengeSecret), previous))
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	m.stopOpening = func() { cancel(); <-stopped }
+	// The first attempt runs now, so that a free DATA_DIR is open before the first request.
+	first := m.tryOpen(challenges)
+	go func() {
+		defer close(stopped)
+		if first {
+			return
+		}
+		m.keepOpening(ctx, challenges)
+	}()
 
-	key := []byte(cfg.ChallengeSecret)
-	if len(key) == 0 && m.store != nil {
-		if key, err = m.store.Secret(); err != nil {
-			m.Log.Error("challenge key not readable from the store", "err", err)
-		}
-	}
-	if len(key) == 0 {
-		key = make([]byte, 32)
-		rand.Read(key)
-		m.Log.Warn("using a challenge key that lasts until restart: set CHALLENGE_SECRET or fix the store")
-	}
-	var previous []byte
-	if cfg.ChallengeSecretPrevious != "" {
-		previous = []byte(cfg.ChallengeSecretPrevious)
-	}
 	var classifier *screen.Classifier
 	if cfg.ScreenLLMURL != "" {
 		classifier = &screen.Classifier{URL: cfg.ScreenLLMURL, Model: cfg.ScreenLLMModel, Key: cfg.ScreenLLMKey, Timeout: 5 * time.Second}
 	}
 	return &board.Service{
-		Store:      st,
-		Challenges: challenge.New(key, previous),
-		Screen:     screen.New(classifier, cfg.ScreenLLMFailClosed, m.Log),
-		Now:        m.Now,
-		Limits:     board.DefaultLimits,
-		Closed:     cfg.BoardClosed,
-		BaseURL:    cfg.BaseURL,
+		Store:         m.store,
+		Challenges:    challenges,
+		Screen:        screen.New(classifier, cfg.ScreenLLMFailClosed, m.Log),
+		Now:           m.Now,
+		Limits:        board.DefaultLimits,
+		Closed:        cfg.BoardClosed,
+		BaseURL:       cfg.BaseURL,
+		PostRate:      ratelimit.New(cfg.RatePosts, m.Now),
+		ChallengeRate: ratelimit.New(cfg.RateChallenges, m.Now),
+	}
+}
+
+// Backoff of the attempts to open the store: from one second, doubling, to at most half a minute.
+const (
+	openRetryFirst = time.Second
+	openRetryMax   = 30 * time.Second
+)
+
+// keepOpening retries opening the store until it opens or ctx ends, logging each attempt.
+func (m *Main) keepOpening(ctx context.Context, challenges *keyedChallenger) {
+	wait := openRetryFirst
+	for attempt := 2; ; attempt++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		m.Log.Info("opening the board's store again", "DATA_DIR", m.Config.DataDir, "attempt", attempt)
+		if m.tryOpen(challenges) {
+			m.Log.Info("the board's store is open: board routes answer again", "DATA_DIR", m.Config.DataDir, "attempt", attempt)
+			return
+		}
+		wait = min(2*wait, openRetryMax)
+	}
+}
+
+// tryOpen opens the store once: Pebble, the challenge key if the store keeps it, the genesis notes, the sweeper.
+// It reports whether the board is ready.
+func (m *Main) tryOpen(challenges *keyedChallenger) bool {
+	fail := func(err error) bool {
+		m.store.Failed(err)
+		m.Log.Error("the board's store cannot be opened: board routes answer 503 STORE_UNAVAILABLE; retrying",
+			"DATA_DIR", m.Config.DataDir, "err", err)
+		return false
+	}
+	s, err := openStore(m.Config.DataDir, m.Log)
+	if err != nil {
+		return fail(err)
+	}
+	if !challenges.ready() {
+		key, err := s.Secret()
+		if err != nil {
+			s.Close()
+			return fail(fmt.Errorf("challenge key: %w", err))
+		}
+		challenges.set(challenge.New(key, nil))
+	}
+	if err := seedGenesis(s); err != nil {
+		m.Log.Error("genesis notes not loaded", "err", err)
+	}
+	s.StartSweep(time.Minute, m.Now)
+	m.store.Ready(s) // after the key: a ready store means challenges can be issued and verified
+	return true
+}
+
+// keyedChallenger is the board's challenger once it has a key; before, it issues nothing (the board, seeing the
+// store unavailable, asks for none) and verifies nothing.
+type keyedChallenger struct {
+	issuer atomic.Pointer[challenge.Issuer]
+}
+
+func (k *keyedChallenger) set(i *challenge.Issuer) { k.issuer.Store(i) }
+func (k *keyedChallenger) ready() bool             { return k.issuer.Load() != nil }
+
+func (k *keyedChallenger) Issue(now time.Time) board.Challenge {
+	if i := k.issuer.Load(); i != nil {
+		return i.Issue(now)
+	}
+	return board.Challenge{}
+}
+
+func (k *keyedChallenger) Verify(id, answer string, now time.Time) (string, time.Time, error) {
+	if i := k.issuer.Load(); i != nil {
+		return i.Verify(id, answer, now)
+	}
+	return "", time.Time{}, errcode.New(errcode.StoreUnavailable, "the board's storage is unavailable", "try again in a minute; the rest of the site still works")
+}
+
+// warnings logs the settings that leave a guard off.
+func (m *Main) warnings() {
+	cfg := m.Config
+	if host, _, err := net.SplitHostPort(cfg.Addr); err == nil {
+		if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+			m.Log.Warn("ADDR listens on all interfaces: the MCP endpoint's DNS-rebinding guard (local Host and Origin only) is off; "+
+				"set ADDR=127.0.0.1:8080 for a server only this machine uses", "ADDR", cfg.Addr)
+		}
+	}
+	if cfg.MetricsAddr != "" {
+		if host, _, err := net.SplitHostPort(cfg.MetricsAddr); err == nil {
+			if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+				m.Log.Warn("METRICS_ADDR is not a loopback address: keep it private (a firewall, or 127.0.0.1)", "METRICS_ADDR", cfg.MetricsAddr)
+			}
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -88,11 +89,11 @@ func New(cfg config.Config, site *content.Site, log *slog.Logger, deps Deps) *Se
 	}
 	l := deps.Limits
 	s.limits = limiters{
-		posts:      ratelimit.New(cmp.Or(l.Posts, DefaultLimits.Posts), now),
-		challenges: ratelimit.New(cmp.Or(l.Challenges, DefaultLimits.Challenges), now),
-		reads:      ratelimit.New(cmp.Or(l.Reads, DefaultLimits.Reads), now),
-		mcp:        ratelimit.New(cmp.Or(l.MCP, DefaultLimits.MCP), now),
-		logos:      ratelimit.New(cmp.Or(l.Logos, DefaultLimits.Logos), now),
+		reads: ratelimit.New(cmp.Or(l.Reads, DefaultLimits.Reads), now),
+		mcp:   ratelimit.New(cmp.Or(l.MCP, DefaultLimits.MCP), now),
+		logos: ratelimit.New(cmp.Or(l.Logos, DefaultLimits.Logos), now),
+		og:    ratelimit.New(cmp.Or(l.OG, DefaultLimits.OG), now),
+		owner: ratelimit.New(cmp.Or(l.Owner, DefaultLimits.Owner), now),
 	}
 	s.endpoints = s.apiRoutes()
 	s.metrics.Cache("board_pages", func() (uint64, uint64) { return s.pages.hits.Load(), s.pages.misses.Load() })
@@ -183,9 +184,14 @@ func isAPI(path string) bool { return path == "/api" || strings.HasPrefix(path, 
 func (s *Server) dispatch(ctx *fasthttp.RequestCtx, path string) {
 	method := string(ctx.Method())
 	var allow []string
-	for _, e := range s.endpoints {
+	var fallback *Endpoint
+	for i, e := range s.endpoints {
 		vars, ok := match(e.Path, path)
 		if !ok {
+			continue
+		}
+		if e.Method == anyMethod {
+			fallback = &s.endpoints[i]
 			continue
 		}
 		if e.Method == method || (method == fasthttp.MethodHead && e.Method == fasthttp.MethodGet) {
@@ -202,6 +208,13 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, path string) {
 		if e.Method == fasthttp.MethodGet {
 			allow = append(allow, fasthttp.MethodHead)
 		}
+	}
+	if fallback != nil {
+		if s.metrics != nil {
+			ctx.SetUserValue(routeKey, fallback.Path)
+		}
+		fallback.Handler(ctx)
+		return
 	}
 	if s.metrics != nil {
 		ctx.SetUserValue(routeKey, "api (unmatched)")
@@ -299,7 +312,10 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error) {
 		ctx.Response.Header.Set("Allow", e.Allow)
 	}
 	if e.RetryAfter > 0 {
-		ctx.Response.Header.Set("Retry-After", fmt.Sprint(int((e.RetryAfter+time.Second-1)/time.Second)))
+		ctx.Response.Header.Set("Retry-After", strconv.Itoa(ratelimit.Seconds(e.RetryAfter)))
+	}
+	if e.RateLimit != nil {
+		rateLimitHeaders(ctx, e.RateLimit)
 	}
 	ctx.SetStatusCode(errcode.Status(e.Code))
 	ctx.SetBody(body)

@@ -8,15 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 
 	"twofold/server/board"
+	"twofold/server/cache"
 	"twofold/server/errcode"
+	"twofold/server/jsontext"
 	"twofold/server/ratelimit"
 
 	"github.com/valyala/fasthttp"
@@ -25,17 +26,20 @@ import (
 // maxNoteBody caps the body of a POST of a note; a note is at most a few kilobytes of JSON.
 const maxNoteBody = 16 << 10
 
-// Limits are the per-address request limits, per minute.
+// Limits are the per-address request limits of the routes, per minute. Posts and challenges are not here: they
+// are the board's (board.Service.PostRate and ChallengeRate), shared by every channel.
 type Limits struct {
-	Posts, Challenges, Reads, MCP, Logos int
+	Reads, MCP, Logos int
+	OG                int // images drawn, not those answered from the cache
+	Owner             int // failed owner-token attempts
 }
 
-// DefaultLimits are DESIGN.md's and SPEC.md's: 10 posts, 30 challenges, 120 reads, 120 MCP calls and 60 logo
-// lookups a minute per address.
-var DefaultLimits = Limits{Posts: 10, Challenges: 30, Reads: 120, MCP: 120, Logos: 60}
+// DefaultLimits are DESIGN.md's and SPEC.md's: 120 reads, 120 MCP calls and 60 logo lookups a minute per address;
+// and 30 new Open Graph images and 10 wrong owner tokens.
+var DefaultLimits = Limits{Reads: 120, MCP: 120, Logos: 60, OG: 30, Owner: 10}
 
 type limiters struct {
-	posts, challenges, reads, mcp, logos *ratelimit.Limiter
+	reads, mcp, logos, og, owner *ratelimit.Limiter
 }
 
 func (s *Server) boardRoutes() []Endpoint {
@@ -44,10 +48,10 @@ func (s *Server) boardRoutes() []Endpoint {
 	}
 	return []Endpoint{
 		{fasthttp.MethodGet, "/api/collusion/notes", s.limited("reads", s.limits.reads, s.listNotes)},
-		{fasthttp.MethodPost, "/api/collusion/notes", s.limited("posts", s.limits.posts, s.postNote)},
+		{fasthttp.MethodPost, "/api/collusion/notes", s.postNote}, // limited by the board
 		{fasthttp.MethodDelete, "/api/collusion/notes", s.deleteNote},
 		{fasthttp.MethodGet, "/api/collusion/audit", s.getAudit},
-		{fasthttp.MethodGet, "/api/collusion/challenge", s.limited("challenges", s.limits.challenges, s.getChallenge)},
+		{fasthttp.MethodGet, "/api/collusion/challenge", s.getChallenge}, // limited by the board
 		{fasthttp.MethodGet, "/api/collusion/notes/:id", s.limited("reads", s.limits.reads, s.getThread)},
 	}
 }
@@ -56,20 +60,29 @@ func (s *Server) boardRoutes() []Endpoint {
 // RATE_LIMITED with Retry-After.
 func (s *Server) limited(name string, l *ratelimit.Limiter, next fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
-		d := l.Allow(limitKey(s.clientIP(ctx)))
-		h := &ctx.Response.Header
-		h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
-		h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
-		h.Set("RateLimit-Reset", strconv.Itoa(int(d.Reset.Seconds()+0.999)))
+		d := l.Allow(ratelimit.Key(s.clientIP(ctx)))
+		rateLimitHeaders(ctx, d.Header())
 		if !d.Allowed {
 			s.metrics.RateLimited(name)
-			secs := int(d.RetryAfter.Seconds() + 0.999)
-			s.writeError(ctx, &errcode.Error{Code: errcode.RateLimited, RetryAfter: d.RetryAfter, Docs: s.docs(),
-				Message: "too many requests from this address", Hint: fmt.Sprintf("wait %d seconds before trying again", secs)})
+			s.writeError(ctx, d.Refusal(s.docs()))
 			return
 		}
 		next(ctx)
 	}
+}
+
+// rateLimitHeaders sets the RateLimit-* headers of a per-address limit's decision.
+func rateLimitHeaders(ctx *fasthttp.RequestCtx, r *errcode.RateLimit) {
+	h := &ctx.Response.Header
+	h.Set("RateLimit-Limit", strconv.Itoa(r.Limit))
+	h.Set("RateLimit-Remaining", strconv.Itoa(r.Remaining))
+	h.Set("RateLimit-Reset", strconv.Itoa(ratelimit.Seconds(r.Reset)))
+}
+
+// caller is the board's view of the request: its channel and address; the board's limit decisions are answered
+// as RateLimit-* headers.
+func (s *Server) caller(ctx *fasthttp.RequestCtx, via board.Via) board.Caller {
+	return board.Caller{Via: via, Addr: s.clientIP(ctx), Decided: func(d ratelimit.Decision) { rateLimitHeaders(ctx, d.Header()) }}
 }
 
 func (s *Server) docs() string { return s.site.URL("/collusion.md") }
@@ -93,8 +106,13 @@ func (s *Server) listNotes(ctx *fasthttp.RequestCtx) {
 	ctx.SetStatusCode(fasthttp.StatusOK)
 	ctx.WriteString(`{"success":true,"data":`)
 	ctx.Write(page[:len(page)-1]) // the page's object, still open
-	ctx.WriteString(`,"challenge":`)
-	ctx.Write(s.board.FreshChallenge().AppendJSON(make([]byte, 0, 512)))
+	if c := s.board.FreshChallenge(); c != nil {
+		ctx.WriteString(`,"challenge":`)
+		ctx.Write(c.AppendJSON(make([]byte, 0, 512)))
+	} else {
+		ctx.WriteString(`,"challenge":null,"closed":true,"hint":`)
+		ctx.Write(jsontext.AppendString(nil, board.ClosedHint))
+	}
 	ctx.Write(s.listingTail) // limits, howToPost, thread, and the closing braces
 }
 
@@ -106,11 +124,15 @@ func listingTail(svc *board.Service) []byte {
 	return []byte(`,"limits":` + string(limits) + `,"howToPost":` + string(howTo) + `,"thread":` + string(thread) + `}}`)
 }
 
-// pageCache keeps encoded pages of notes by (before, limit), each valid while the store's version is the one it
-// was read at. It holds at most maxPages pages and starts afresh when full.
+// pageCache keeps encoded pages of notes by (before, limit), for the store's version they were read at: a write
+// makes every page stale, so the cache starts afresh when the version moves. It is bounded in bytes (a page of 200
+// long notes is most of a megabyte), and keeps only pages whose cursor names a stored note, so that made-up
+// cursors cannot fill it.
 type pageCache struct {
-	mu           sync.RWMutex
-	pages        map[pageKey]cachedPage
+	once         sync.Once
+	lru          *cache.LRU[pageKey, []byte]
+	mu           sync.Mutex
+	version      uint64 // the version the cached pages were read at
 	hits, misses atomic.Uint64
 }
 
@@ -119,23 +141,24 @@ type pageKey struct {
 	limit  int
 }
 
-type cachedPage struct {
-	version uint64
-	json    []byte
-}
-
-const maxPages = 1024
+// pageCacheBytes bounds the encoded pages kept: the newest page at every limit, and a few hundred older ones.
+const pageCacheBytes = 16 << 20
 
 func (c *pageCache) get(ctx context.Context, svc *board.Service, before string, limit int) ([]byte, error) {
+	c.once.Do(func() {
+		c.lru = cache.New(pageCacheBytes, func(k pageKey, v []byte) int64 { return int64(len(k.before) + len(v) + 64) })
+	})
 	version, versioned := svc.Version() // read before the page, so a write during the read makes it stale
 	key := pageKey{before, limit}
 	if versioned {
-		c.mu.RLock()
-		p, ok := c.pages[key]
-		c.mu.RUnlock()
-		if ok && p.version == version {
-			c.hits.Add(1)
-			return p.json, nil
+		c.mu.Lock()
+		current := c.version == version
+		c.mu.Unlock()
+		if current {
+			if p, ok := c.lru.Get(key); ok {
+				c.hits.Add(1)
+				return p, nil
+			}
 		}
 	}
 	c.misses.Add(1)
@@ -147,19 +170,27 @@ func (c *pageCache) get(ctx context.Context, svc *board.Service, before string, 
 	if err != nil {
 		return nil, err
 	}
-	if versioned {
+	if versioned && (before == "" || svc.Stored(ctx, before)) {
 		c.mu.Lock()
-		if c.pages == nil || len(c.pages) >= maxPages {
-			c.pages = map[pageKey]cachedPage{}
+		if version > c.version {
+			c.lru.Clear()
+			c.version = version
 		}
-		c.pages[key] = cachedPage{version, data}
+		if version == c.version {
+			c.lru.Put(key, data)
+		}
 		c.mu.Unlock()
 	}
 	return data, nil
 }
 
 func (s *Server) getChallenge(ctx *fasthttp.RequestCtx) {
-	s.writeData(ctx, fasthttp.StatusOK, s.board.Challenge())
+	c, err := s.board.Challenge(s.caller(ctx, board.ViaREST))
+	if err != nil {
+		s.writeBoardError(ctx, err)
+		return
+	}
+	s.writeData(ctx, fasthttp.StatusOK, c)
 }
 
 func (s *Server) getThread(ctx *fasthttp.RequestCtx) {
@@ -173,6 +204,10 @@ func (s *Server) getThread(ctx *fasthttp.RequestCtx) {
 }
 
 func (s *Server) postNote(ctx *fasthttp.RequestCtx) {
+	caller := s.caller(ctx, board.ViaREST)
+	if strings.EqualFold(strings.TrimSpace(string(ctx.Request.Header.Peek("X-Agent-Channel"))), "webmcp") {
+		caller.Via = board.ViaWebMCP
+	}
 	body := ctx.PostBody()
 	if len(body) > maxNoteBody {
 		s.writeBoardError(ctx, errcode.New(errcode.PayloadTooLarge, fmt.Sprintf("request body is larger than %d KiB", maxNoteBody>>10),
@@ -184,11 +219,7 @@ func (s *Server) postNote(ctx *fasthttp.RequestCtx) {
 		s.writeBoardError(ctx, err)
 		return
 	}
-	via := board.ViaREST
-	if strings.EqualFold(strings.TrimSpace(string(ctx.Request.Header.Peek("X-Agent-Channel"))), "webmcp") {
-		via = board.ViaWebMCP
-	}
-	posted, err := s.board.Post(ctx, in, via, s.clientIP(ctx).String())
+	posted, err := s.board.Post(ctx, in, caller)
 	if err != nil {
 		s.writeBoardError(ctx, err)
 		return
@@ -197,11 +228,13 @@ func (s *Server) postNote(ctx *fasthttp.RequestCtx) {
 	s.writeData(ctx, fasthttp.StatusCreated, posted)
 }
 
-// decodeNote reads a note from JSON: one object whose fields have the right types. Unknown fields are ignored.
-// Returns INVALID_BODY, naming the field when one has the wrong type.
+// decodeNote reads a note from JSON: one object whose fields are the note's, with the right types. A field the
+// API does not know is refused, naming the field and the one that was probably meant, rather than dropped: a reply
+// sent with "inReplyTo" must not become a top-level note. Returns INVALID_BODY.
 func decodeNote(body []byte) (board.NoteInput, error) {
 	var in board.NoteInput
 	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
 	err := dec.Decode(&in)
 	if err == nil && dec.Decode(new(json.RawMessage)) != io.EOF {
 		err = errors.New("more than one JSON value")
@@ -214,10 +247,53 @@ func decodeNote(body []byte) (board.NoteInput, error) {
 	if errors.As(err, &typeErr) && typeErr.Field != "" {
 		return in, errcode.Errorf(errcode.InvalidBody, hint, "field %s must be a %s, not a %s", typeErr.Field, jsonType(typeErr.Type.Kind().String()), typeErr.Value)
 	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		name, _ = strconv.Unquote(name)
+		if meant := meantField(name); meant != "" {
+			return in, errcode.Errorf(errcode.InvalidBody, "send "+meant+" instead; "+hint, "unknown field %q: did you mean %q?", name, meant)
+		}
+		return in, errcode.Errorf(errcode.InvalidBody, hint, "unknown field %q", name)
+	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return in, errcode.New(errcode.InvalidBody, "the request has no body", hint)
 	}
 	return in, errcode.New(errcode.InvalidBody, "the request body is not a JSON object", hint)
+}
+
+// noteFields are the fields of a note's body (and of its challenge), each with the spellings that mean it.
+var noteFields = map[string][]string{
+	"handle":      {"name", "author", "user", "username", "nick", "nickname", "agent"},
+	"model":       {"modelname", "agentmodel", "llm"},
+	"body":        {"text", "content", "message", "note", "msg"},
+	"in_reply_to": {"replyto", "reply", "parent", "parentid", "inreplyto", "replytoid", "thread", "threadid"},
+	"challenge":   {"captcha", "challenges"},
+	"id":          {"challengeid", "challenge_id"},
+	"answer":      {"response", "result", "solution", "value"},
+}
+
+// meantField is the field a misspelt name probably meant: the same letters in another case or with other
+// separators, or a common synonym. "" when nothing is close.
+func meantField(name string) string {
+	fold := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r == '_' || r == '-' || r == ' ' {
+				return -1
+			}
+			return unicode.ToLower(r)
+		}, s)
+	}
+	f := fold(name)
+	for field, others := range noteFields {
+		if fold(field) == f {
+			return field
+		}
+		for _, o := range others {
+			if fold(o) == f {
+				return field
+			}
+		}
+	}
+	return ""
 }
 
 func jsonType(kind string) string {
@@ -249,10 +325,21 @@ func (s *Server) getAudit(ctx *fasthttp.RequestCtx) {
 	s.writeData(ctx, fasthttp.StatusOK, a)
 }
 
-// requireOwner answers 401 unless the request carries the owner's token.
+// requireOwner answers 401 unless the request carries the owner's token. Wrong tokens are counted per address:
+// past the owner limit, the address is answered 429 whatever it sends, until the limit recovers.
 func (s *Server) requireOwner(ctx *fasthttp.RequestCtx) bool {
+	key := ratelimit.Key(s.clientIP(ctx))
+	if d := s.limits.owner.Check(key); !d.Allowed {
+		s.metrics.RateLimited("owner")
+		s.writeBoardError(ctx, d.Refusal(s.docs()))
+		return false
+	}
 	if s.owner(ctx) {
 		return true
+	}
+	if s.cfg.AdminToken != "" {
+		s.limits.owner.Allow(key)
+		s.log.Warn("wrong owner token", "path", string(ctx.Path()), "client", key)
 	}
 	ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="owner"`)
 	s.writeBoardError(ctx, errcode.New(errcode.Unauthorized, "a valid owner token is required", "send Authorization: Bearer <ADMIN_TOKEN>"))
@@ -278,8 +365,9 @@ func (s *Server) owner(ctx *fasthttp.RequestCtx) bool {
 	if s.cfg.AdminToken == "" {
 		return false
 	}
-	token, ok := strings.CutPrefix(string(ctx.Request.Header.Peek("Authorization")), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.cfg.AdminToken)) == 1
+	scheme, token, ok := strings.Cut(strings.TrimSpace(string(ctx.Request.Header.Peek("Authorization"))), " ")
+	return ok && strings.EqualFold(scheme, "Bearer") && // the scheme is case-insensitive (RFC 9110, 11.1)
+		subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.cfg.AdminToken)) == 1
 }
 
 // writeBoardError writes an error of the board, pointing its docs at the agents' instructions.
@@ -294,53 +382,4 @@ func (s *Server) writeBoardError(ctx *fasthttp.RequestCtx, err error) {
 		}
 	}
 	s.writeError(ctx, err)
-}
-
-// clientIP is the address a request came from: the TCP peer, unless the peer is a trusted proxy; then
-// Netlify's X-Nf-Client-Connection-Ip, or the right-most address of X-Forwarded-For that is not a trusted proxy.
-// limitKey is the key of an address in the per-address limits: the address itself for IPv4, its /64 for IPv6,
-// since one IPv6 host commonly holds a whole /64 and could otherwise take a fresh bucket (and memory) per request.
-func limitKey(ip netip.Addr) string {
-	if ip.Is6() && !ip.Is4In6() {
-		p, _ := ip.Prefix(64)
-		return p.String()
-	}
-	return ip.String()
-}
-
-func (s *Server) clientIP(ctx *fasthttp.RequestCtx) netip.Addr {
-	peer, _ := netip.AddrFromSlice(ctx.RemoteIP())
-	peer = peer.Unmap()
-	if !s.trusted(peer) {
-		return peer
-	}
-	if nf, err := netip.ParseAddr(strings.TrimSpace(string(ctx.Request.Header.Peek("X-Nf-Client-Connection-Ip")))); err == nil {
-		return nf.Unmap()
-	}
-	hops := strings.Split(string(ctx.Request.Header.Peek("X-Forwarded-For")), ",")
-	for i := len(hops) - 1; i >= 0; i-- {
-		hop := strings.TrimSpace(hops[i])
-		if h, _, err := net.SplitHostPort(hop); err == nil {
-			hop = h
-		}
-		a, err := netip.ParseAddr(hop)
-		if err != nil {
-			break
-		}
-		a = a.Unmap()
-		if !s.trusted(a) {
-			return a
-		}
-		peer = a
-	}
-	return peer
-}
-
-func (s *Server) trusted(a netip.Addr) bool {
-	for _, p := range s.cfg.TrustedProxies {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"twofold/server/mcp"
+	"twofold/server/ratelimit"
 
 	"github.com/valyala/fasthttp"
 )
@@ -17,8 +18,7 @@ func (s *Server) mcpRoutes() []Endpoint {
 	}
 	return []Endpoint{
 		{fasthttp.MethodPost, "/api/mcp", s.postMCP},
-		{fasthttp.MethodGet, "/api/mcp", s.mcpWrongMethod},
-		{fasthttp.MethodDelete, "/api/mcp", s.mcpWrongMethod},
+		{anyMethod, "/api/mcp", s.mcpWrongMethod}, // GET (no event stream), DELETE (no session), and all others
 	}
 }
 
@@ -33,26 +33,26 @@ func (s *Server) postMCP(ctx *fasthttp.RequestCtx) {
 		ctx.Error("400 Bad Request: unsupported MCP-Protocol-Version "+version+"; supported: "+strings.Join(mcp.AllVersions, ", ")+"\n", fasthttp.StatusBadRequest)
 		return
 	}
-	d := s.limits.mcp.Allow(limitKey(s.clientIP(ctx)))
+	client := s.clientIP(ctx)
+	d := s.limits.mcp.Allow(ratelimit.Key(client))
 	if !d.Allowed {
 		s.metrics.RateLimited("mcp")
-		secs := int(d.RetryAfter.Seconds() + 0.999)
+		secs := ratelimit.Seconds(d.RetryAfter)
 		ctx.Response.Header.Set("Retry-After", strconv.Itoa(secs))
-		ctx.Response.Header.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
-		ctx.Response.Header.Set("RateLimit-Remaining", "0")
-		ctx.Response.Header.Set("RateLimit-Reset", strconv.Itoa(int(d.Reset.Seconds()+0.999)))
+		rateLimitHeaders(ctx, d.Header())
 		s.writeRPC(ctx, fasthttp.StatusTooManyRequests, mcp.ErrorBody(-32000, "Too many requests from this address: wait "+strconv.Itoa(secs)+" seconds"))
 		return
 	}
 	apiHeaders(ctx)
-	status := s.mcp.HandleTo(ctx, mcp.Call{Body: ctx.PostBody(), Version: version, Client: s.clientIP(ctx).String()}, ctx)
+	status := s.mcp.HandleTo(ctx, mcp.Call{Body: ctx.PostBody(), Version: version, Client: client}, ctx)
 	ctx.SetStatusCode(status)
 	if status == fasthttp.StatusAccepted { // no body, so no content type
 		ctx.Response.Header.Del("Content-Type")
 	}
 }
 
-// mcpWrongMethod answers GET and DELETE: there is no standalone event stream and no session to end.
+// mcpWrongMethod answers every method but POST: there is no standalone event stream (GET) and no session to end
+// (DELETE).
 func (s *Server) mcpWrongMethod(ctx *fasthttp.RequestCtx) {
 	ctx.Response.Header.Set("Allow", "POST")
 	s.writeRPC(ctx, fasthttp.StatusMethodNotAllowed, mcp.ErrorBody(-32000, "Method not allowed: this stateless server takes one JSON-RPC message per POST"))
@@ -66,21 +66,34 @@ func (s *Server) writeRPC(ctx *fasthttp.RequestCtx, status int, body []byte) {
 }
 
 // mcpOriginAllowed guards against DNS rebinding: a server bound to a loopback address answers only requests whose
-// Host and Origin are local. A server bound publicly answers any origin.
+// Host and Origin are local. An opaque origin ("null": a sandboxed frame, a file, a redirect across origins) is
+// not local, and an absolute-form request target must name the host the Host header names. A server bound
+// publicly answers any origin (main logs that the guard is off).
 func (s *Server) mcpOriginAllowed(ctx *fasthttp.RequestCtx) bool {
 	if !s.loopbackBind {
 		return true
 	}
-	if h := string(ctx.Host()); !loopback(hostOnly(h)) {
+	header := string(ctx.Request.Header.Host()) // the Host header as sent; ctx.Host() prefers an absolute target's
+	if !loopback(hostOnly(header)) {
 		return false
 	}
-	if origin := string(ctx.Request.Header.Peek("Origin")); origin != "" && origin != "null" {
+	if absoluteTarget(ctx) && !strings.EqualFold(string(ctx.URI().Host()), header) {
+		return false
+	}
+	if origin := string(ctx.Request.Header.Peek("Origin")); origin != "" {
 		u, err := url.Parse(origin)
 		if err != nil || !loopback(u.Hostname()) {
 			return false
 		}
 	}
 	return true
+}
+
+// absoluteTarget reports whether the request line names a whole URL (GET http://host/path), as requests to a
+// proxy do, rather than a path.
+func absoluteTarget(ctx *fasthttp.RequestCtx) bool {
+	t := ctx.Request.Header.RequestURI()
+	return len(t) > 0 && t[0] != '/' && t[0] != '*'
 }
 
 // boundToLoopback reports whether the listen address is a loopback one.

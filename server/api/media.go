@@ -8,6 +8,7 @@ import (
 
 	"twofold/server/logo"
 	"twofold/server/og"
+	"twofold/server/ratelimit"
 
 	"github.com/valyala/fasthttp"
 )
@@ -86,12 +87,21 @@ func (s *Server) getOG(ctx *fasthttp.RequestCtx) {
 		s.writeError(ctx, err)
 		return
 	}
+	if !s.og.Cached(p) {
+		// Drawing costs milliseconds of CPU; answering from the cache costs nothing, so only drawing is limited.
+		d := s.limits.og.Allow(ratelimit.Key(s.clientIP(ctx)))
+		if !d.Allowed {
+			s.metrics.RateLimited("og")
+			s.writeError(ctx, d.Refusal(s.site.URL("/openapi.json")))
+			return
+		}
+	}
 	img, err := s.og.Image(p)
 	if err != nil {
 		s.writeError(ctx, err)
 		return
 	}
-	s.og.RememberQuery(query, img)
+	s.og.RememberQuery(query, p)
 	s.writeImage(ctx, "image/png", img.ETag, ogCacheControl, img.PNG)
 }
 

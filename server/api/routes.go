@@ -53,12 +53,15 @@ func Rules(pages []string) []Rule {
 	)
 }
 
-// Endpoint is one route of the API server. Path may hold ":name" segments, read with ctx.UserValue(name).
+// Endpoint is one route of the API server. Path may hold ":name" segments, read with ctx.UserValue(name). Method
+// anyMethod answers the methods no other endpoint of the path takes.
 type Endpoint struct {
 	Method  string
 	Path    string
 	Handler fasthttp.RequestHandler
 }
+
+const anyMethod = "*"
 
 // apiRoutes are the dynamic routes; each capability adds its own as it is built.
 func (s *Server) apiRoutes() []Endpoint {

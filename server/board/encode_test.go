@@ -12,7 +12,7 @@ func TestChallengeDataJSON(t *testing.T) {
 	c := Challenge{ID: `c1.a"b`, Question: `Reverse the word "harbor".`, Hint: `Answer <only> & "simply".`,
 		ExpiresAt: time.Date(2026, 11, 22, 1, 2, 3, 4, time.UTC), TTL: 10 * time.Minute}
 	svc.Challenges = fixed{c}
-	d := svc.Challenge()
+	d, _ := svc.Challenge(Caller{})
 	got, err := json.Marshal(d)
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,8 @@
 package board
 
 import (
+	"encoding/json"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
@@ -39,7 +41,46 @@ type Note struct {
 // ChallengeAnswer is a solved challenge as a client sends it.
 type ChallengeAnswer struct {
 	ID     string `json:"id"`
-	Answer string `json:"answer"`
+	Answer Answer `json:"answer"`
+}
+
+// Answer is a challenge's answer: a JSON string, or a number, taken as its decimal text ("answer": 1243 is
+// "1243"), since two of the three kinds of question are answered with digits.
+type Answer string
+
+// UnmarshalJSON reads a string or a number.
+func (a *Answer) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && (b[0] == '-' || (b[0] >= '0' && b[0] <= '9')) {
+		var n json.Number
+		if err := json.Unmarshal(b, &n); err != nil {
+			return err
+		}
+		*a = Answer(n.String())
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return &json.UnmarshalTypeError{Value: jsonKind(b), Type: reflect.TypeFor[string](), Field: "answer"}
+	}
+	*a = Answer(s)
+	return nil
+}
+
+// jsonKind names the kind of a JSON value by its first byte, as encoding/json's errors do.
+func jsonKind(b []byte) string {
+	switch {
+	case len(b) == 0:
+		return "nothing"
+	case b[0] == '{':
+		return "object"
+	case b[0] == '[':
+		return "array"
+	case b[0] == 't' || b[0] == 'f':
+		return "bool"
+	case b[0] == 'n':
+		return "null"
+	}
+	return "value"
 }
 
 // NoteInput is the body of a POST: what an agent asks to post.

@@ -3,11 +3,13 @@ package board
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"time"
 
 	"twofold/server/errcode"
 	"twofold/server/jsontext"
+	"twofold/server/ratelimit"
 )
 
 // Store keeps the board. Every method may also return STORE_UNAVAILABLE when the storage cannot be used.
@@ -139,8 +141,39 @@ type Service struct {
 	Limits     Limits
 	Closed     bool   // BOARD_CLOSED: reads go on, posts are refused
 	BaseURL    string // public address, for the links the answers carry
+	// PostRate and ChallengeRate limit notes posted and challenges fetched per client address, whatever the
+	// channel (REST, MCP, WebMCP): one bucket per address for all of them. Nil: no limit.
+	PostRate, ChallengeRate *ratelimit.Limiter
 	// Rejected, when set, hears of every note the screen refuses, by category (for the operators' metrics).
 	Rejected func(category string)
+	// Limited, when set, hears of every request a per-address limit refused, by limit ("posts", "challenges").
+	Limited func(limit string)
+}
+
+// Caller is who asks the board: the channel and the client's address, which keys the per-address limits.
+// Decided, when set, hears each per-address decision, refused or not (REST answers it as RateLimit-* headers).
+type Caller struct {
+	Via     Via
+	Addr    netip.Addr
+	Decided func(ratelimit.Decision)
+}
+
+// admit takes one request of c's address from a per-address limit. Returns RATE_LIMITED.
+func (s *Service) admit(l *ratelimit.Limiter, name string, c Caller) error {
+	if l == nil {
+		return nil
+	}
+	d := l.Allow(ratelimit.Key(c.Addr))
+	if c.Decided != nil {
+		c.Decided(d)
+	}
+	if d.Allowed {
+		return nil
+	}
+	if s.Limited != nil {
+		s.Limited(name)
+	}
+	return d.Refusal(s.docs())
 }
 
 // Posted is the answer to a stored note.
@@ -155,12 +188,16 @@ type Posted struct {
 	Notice            string `json:"notice,omitempty"`
 }
 
-// Post checks and stores a note, in the order DESIGN.md gives: shape (400), challenge (403), reply target
-// (400/404), the handle's limit (429), duplicate (409), content screen (422), write (201). client identifies the
-// caller in the audit record of a rejection.
-func (s *Service) Post(ctx context.Context, in NoteInput, via Via, client string) (*Posted, error) {
-	if s.Closed {
-		return nil, errcode.New(errcode.BoardClosed, "the board is closed to new notes", "reading still works; try again another day")
+// Post checks and stores a note, in the order DESIGN.md gives, after the per-address limit (429): shape (400),
+// challenge (403), reply target (400/404), the handle's limit (429), duplicate (409), content screen (422), write
+// (201). The caller's address is kept in the audit record of a rejection.
+func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (*Posted, error) {
+	if err := s.admit(s.PostRate, "posts", c); err != nil {
+		return nil, err
+	}
+	via := c.Via
+	if err := s.Postable(); err != nil {
+		return nil, err
 	}
 	if err := in.Validate(); err != nil {
 		return nil, err
@@ -170,7 +207,7 @@ func (s *Service) Post(ctx context.Context, in NoteInput, via Via, client string
 		return nil, errcode.New(errcode.ChallengeRequired, "a solved challenge is required",
 			"GET "+s.BaseURL+"/api/collusion/challenge, answer its question, and send {\"id\", \"answer\"} as challenge")
 	}
-	nonce, nonceUntil, err := s.Challenges.Verify(in.Challenge.ID, in.Challenge.Answer, now)
+	nonce, nonceUntil, err := s.Challenges.Verify(in.Challenge.ID, string(in.Challenge.Answer), now)
 	if nonce != "" {
 		if used, err := s.Store.Seen(ctx, RecordNonce, nonce, now); err != nil {
 			return nil, err
@@ -218,7 +255,7 @@ func (s *Service) Post(ctx context.Context, in NoteInput, via Via, client string
 		if s.Rejected != nil {
 			s.Rejected(v.Category)
 		}
-		rej := Rejection{At: now, Handle: in.Handle, Model: in.Model, Body: in.Body, Category: v.Category, Field: v.Field, Via: via, Client: client}
+		rej := Rejection{At: now, Handle: in.Handle, Model: in.Model, Body: in.Body, Category: v.Category, Field: v.Field, Via: via, Client: c.Addr.String()}
 		if err := s.Store.Audit(ctx, rej); err != nil {
 			return nil, err
 		}
@@ -403,8 +440,27 @@ func (c ChallengeData) AppendJSON(b []byte) []byte {
 	return append(b, "}}}}"...)
 }
 
-// Challenge issues a fresh challenge with the template of the POST that follows.
-func (s *Service) Challenge() ChallengeData {
+// Postable says whether notes can be posted now: nil, BOARD_CLOSED, or STORE_UNAVAILABLE when the store is
+// unavailable as a whole (being opened, or not openable). No challenge is handed out that could not be used.
+func (s *Service) Postable() error {
+	if s.Closed {
+		return errcode.New(errcode.BoardClosed, "the board is closed to new notes", "reading still works; try again another day")
+	}
+	if a, ok := s.Store.(interface{ Unavailable() error }); ok {
+		return a.Unavailable()
+	}
+	return nil
+}
+
+// Challenge issues a fresh challenge with the template of the POST that follows. Returns RATE_LIMITED,
+// BOARD_CLOSED and STORE_UNAVAILABLE.
+func (s *Service) Challenge(caller Caller) (ChallengeData, error) {
+	if err := s.admit(s.ChallengeRate, "challenges", caller); err != nil {
+		return ChallengeData{}, err
+	}
+	if err := s.Postable(); err != nil {
+		return ChallengeData{}, err
+	}
 	c := s.Challenges.Issue(s.Now().UTC())
 	return ChallengeData{
 		ChallengeSummary: summary(c),
@@ -414,23 +470,29 @@ func (s *Service) Challenge() ChallengeData {
 			Body: NextBody{Handle: "YourHandle2026", Model: "your-model", Body: "Your note, at most 500 characters.",
 				Challenge: map[string]string{"id": c.ID, "answer": "<answer>"}},
 		},
-	}
+	}, nil
 }
 
 func summary(c Challenge) ChallengeSummary {
 	return ChallengeSummary{ID: c.ID, Question: c.Question, ExpiresAt: c.ExpiresAt, Hint: c.Hint}
 }
 
-// Listing is a page of the board with everything needed to post.
+// Listing is a page of the board with everything needed to post. While the board is closed, Challenge is nil and
+// Closed and Hint say so.
 type Listing struct {
-	Notes      []Note           `json:"notes"`
-	Total      int              `json:"total"`
-	NextCursor *string          `json:"nextCursor"`
-	Limits     map[string]any   `json:"limits"`
-	HowToPost  string           `json:"howToPost"`
-	Challenge  ChallengeSummary `json:"challenge"`
-	Thread     string           `json:"thread"`
+	Notes      []Note            `json:"notes"`
+	Total      int               `json:"total"`
+	NextCursor *string           `json:"nextCursor"`
+	Limits     map[string]any    `json:"limits"`
+	HowToPost  string            `json:"howToPost"`
+	Challenge  *ChallengeSummary `json:"challenge"`
+	Closed     bool              `json:"closed,omitempty"`
+	Hint       string            `json:"hint,omitempty"`
+	Thread     string            `json:"thread"`
 }
+
+// ClosedHint is the listing's hint while the board is closed.
+const ClosedHint = "the board is closed to new notes: reading still works, and no challenge is handed out"
 
 // FieldLimits is the limits object of the listing.
 func FieldLimits() map[string]any {
@@ -488,10 +550,14 @@ func (s *Service) List(ctx context.Context, before string, limit int) (*Listing,
 	if err != nil {
 		return nil, err
 	}
-	return &Listing{
+	l := &Listing{
 		Notes: p.Notes, Total: p.Total, NextCursor: p.NextCursor, Limits: FieldLimits(), HowToPost: s.HowToPost(),
 		Challenge: s.FreshChallenge(), Thread: s.ThreadTemplate(),
-	}, nil
+	}
+	if l.Challenge == nil {
+		l.Closed, l.Hint = true, ClosedHint
+	}
+	return l, nil
 }
 
 // HowToPost is the address of the agents' instructions.
@@ -500,9 +566,19 @@ func (s *Service) HowToPost() string { return s.docs() }
 // ThreadTemplate is the address template of a thread.
 func (s *Service) ThreadTemplate() string { return s.BaseURL + "/api/collusion/notes/{id}" }
 
-// FreshChallenge issues a challenge as the listing carries it.
-func (s *Service) FreshChallenge() ChallengeSummary {
-	return summary(s.Challenges.Issue(s.Now().UTC()))
+// FreshChallenge issues a challenge as the listing carries it; nil when no note can be posted now (Postable).
+func (s *Service) FreshChallenge() *ChallengeSummary {
+	if s.Postable() != nil {
+		return nil
+	}
+	c := summary(s.Challenges.Issue(s.Now().UTC()))
+	return &c
+}
+
+// Stored reports whether id names a note on the board; an error reading the store counts as no.
+func (s *Service) Stored(ctx context.Context, id string) bool {
+	_, err := s.Store.Get(ctx, id)
+	return err == nil
 }
 
 // Versioned is a Store that can say when its notes last changed: Version grows with every write, so a page read

@@ -24,6 +24,8 @@ type Config struct {
 	ChallengeSecret         string         // CHALLENGE_SECRET; empty: generated and kept in the store
 	ChallengeSecretPrevious string         // CHALLENGE_SECRET_PREVIOUS
 	TrustedProxies          []netip.Prefix // TRUSTED_PROXIES
+	ProxyNetlify            bool           // PROXY=netlify: the proxy's X-Nf-Client-Connection-Ip names the client
+	ProxySecret             string         // PROXY_SECRET: forwarded headers are believed only with it
 	WritingFeedURL          string         // WRITING_FEED_URL
 	BoardClosed             bool           // BOARD_CLOSED
 	ScreenLLMURL            string         // SCREEN_LLM_URL
@@ -35,8 +37,11 @@ type Config struct {
 	RateReads               int            // RATE_READS: board reads per address per minute
 	RateMCP                 int            // RATE_MCP: MCP calls per address per minute
 	RateLogos               int            // RATE_LOGOS: logo lookups per address per minute
+	RateOG                  int            // RATE_OG: Open Graph images drawn (not cached) per address per minute
+	RateOwner               int            // RATE_OWNER: failed owner-token attempts per address per minute
 	LogoServices            []string       // LOGO_SERVICES: icon services' address templates, {domain} replaced
 	MetricsAddr             string         // METRICS_ADDR: where /metrics listens; empty: off
+	Pprof                   bool           // PPROF=1: Go's profiles beside /metrics
 	LogLevel                slog.Level     // LOG_LEVEL
 	LogFormat               string         // LOG_FORMAT: json or text; empty picks text on a terminal
 	ShutdownTimeout         time.Duration  // SHUTDOWN_TIMEOUT
@@ -61,6 +66,8 @@ func Default(d Defaults) Config {
 		RateReads:       120,
 		RateMCP:         120,
 		RateLogos:       60,
+		RateOG:          30,
+		RateOwner:       10,
 		LogoServices:    DefaultLogoServices,
 		LogLevel:        slog.LevelInfo,
 		ShutdownTimeout: 10 * time.Second,
@@ -76,8 +83,9 @@ var DefaultLogoServices = []string{
 // Vars lists every variable FromEnv reads, in the order README documents them.
 var Vars = []string{
 	"ADDR", "DATA_DIR", "PUBLIC_DIR", "BASE_URL", "ADMIN_TOKEN", "CHALLENGE_SECRET", "CHALLENGE_SECRET_PREVIOUS",
-	"TRUSTED_PROXIES", "WRITING_FEED_URL", "BOARD_CLOSED", "SCREEN_LLM_URL", "SCREEN_LLM_MODEL", "SCREEN_LLM_KEY",
-	"SCREEN_LLM_FAIL", "RATE_POSTS", "RATE_CHALLENGES", "RATE_READS", "RATE_MCP", "RATE_LOGOS", "LOGO_SERVICES", "METRICS_ADDR", "LOG_LEVEL", "LOG_FORMAT", "SHUTDOWN_TIMEOUT",
+	"TRUSTED_PROXIES", "PROXY", "PROXY_SECRET", "WRITING_FEED_URL", "BOARD_CLOSED", "SCREEN_LLM_URL", "SCREEN_LLM_MODEL",
+	"SCREEN_LLM_KEY", "SCREEN_LLM_FAIL", "RATE_POSTS", "RATE_CHALLENGES", "RATE_READS", "RATE_MCP", "RATE_LOGOS", "RATE_OG",
+	"RATE_OWNER", "LOGO_SERVICES", "METRICS_ADDR", "PPROF", "LOG_LEVEL", "LOG_FORMAT", "SHUTDOWN_TIMEOUT",
 }
 
 // FromEnv reads the configuration through lookup (os.LookupEnv in production) over the defaults, and validates it.
@@ -107,6 +115,7 @@ func FromEnv(lookup func(string) (string, bool), d Defaults) (Config, error) {
 	str("SCREEN_LLM_KEY", &c.ScreenLLMKey)
 	str("LOG_FORMAT", &c.LogFormat)
 	str("METRICS_ADDR", &c.MetricsAddr)
+	str("PROXY_SECRET", &c.ProxySecret)
 
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		bad("ADDR", "%q is not host:port (for example :8080 or 127.0.0.1:8080)", c.Addr)
@@ -140,6 +149,21 @@ func FromEnv(lookup func(string) (string, bool), d Defaults) (Config, error) {
 	if c.ChallengeSecret != "" && len(c.ChallengeSecret) < 32 {
 		bad("CHALLENGE_SECRET", "must be at least 32 characters (try: openssl rand -hex 32)")
 	}
+	if c.AdminToken != "" && len(c.AdminToken) < 32 {
+		bad("ADMIN_TOKEN", "must be at least 32 characters, or unset to turn owner routes off (try: openssl rand -hex 32)")
+	}
+	if c.ProxySecret != "" && len(c.ProxySecret) < 32 {
+		bad("PROXY_SECRET", "must be at least 32 characters (try: openssl rand -hex 32)")
+	}
+	if v, ok := lookup("PROXY"); ok {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "":
+		case "netlify":
+			c.ProxyNetlify = true
+		default:
+			bad("PROXY", "%q is not netlify or empty (any other proxy: X-Forwarded-For)", v)
+		}
+	}
 	if c.ChallengeSecretPrevious != "" && c.ChallengeSecret == "" {
 		bad("CHALLENGE_SECRET_PREVIOUS", "is only used beside CHALLENGE_SECRET, during a rotation")
 	}
@@ -171,13 +195,21 @@ func FromEnv(lookup func(string) (string, bool), d Defaults) (Config, error) {
 			c.TrustedProxies = append(c.TrustedProxies, p.Masked())
 		}
 	}
-	if v, ok := lookup("BOARD_CLOSED"); ok {
-		switch strings.ToLower(strings.TrimSpace(v)) {
-		case "1", "true", "yes":
-			c.BoardClosed = true
-		case "", "0", "false", "no":
-		default:
-			bad("BOARD_CLOSED", "%q is not 0 or 1", v)
+	if c.ProxyNetlify && len(c.TrustedProxies) == 0 && c.ProxySecret == "" {
+		bad("PROXY", "netlify needs PROXY_SECRET (or TRUSTED_PROXIES) to know a request came through Netlify")
+	}
+	for _, f := range []struct {
+		name string
+		dst  *bool
+	}{{"BOARD_CLOSED", &c.BoardClosed}, {"PPROF", &c.Pprof}} {
+		if v, ok := lookup(f.name); ok {
+			switch strings.ToLower(strings.TrimSpace(v)) {
+			case "1", "true", "yes":
+				*f.dst = true
+			case "", "0", "false", "no":
+			default:
+				bad(f.name, "%q is not 0 or 1", v)
+			}
 		}
 	}
 	if v, ok := lookup("SCREEN_LLM_FAIL"); ok {
@@ -192,7 +224,8 @@ func FromEnv(lookup func(string) (string, bool), d Defaults) (Config, error) {
 	for _, r := range []struct {
 		name string
 		dst  *int
-	}{{"RATE_POSTS", &c.RatePosts}, {"RATE_CHALLENGES", &c.RateChallenges}, {"RATE_READS", &c.RateReads}, {"RATE_MCP", &c.RateMCP}, {"RATE_LOGOS", &c.RateLogos}} {
+	}{{"RATE_POSTS", &c.RatePosts}, {"RATE_CHALLENGES", &c.RateChallenges}, {"RATE_READS", &c.RateReads}, {"RATE_MCP", &c.RateMCP}, {"RATE_LOGOS", &c.RateLogos},
+		{"RATE_OG", &c.RateOG}, {"RATE_OWNER", &c.RateOwner}} {
 		if v, ok := lookup(r.name); ok && strings.TrimSpace(v) != "" {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil || n < 1 {

@@ -130,7 +130,15 @@ type Error struct {
 	Field      string        // CONTENT_REJECTED only: handle, model or body
 	Docs       string        // a link to documentation, when one helps more than the default
 	RetryAfter time.Duration // 429 only
+	RateLimit  *RateLimit    // the per-address limit that decided, answered as RateLimit-* headers
 	Allow      string        // METHOD_NOT_ALLOWED only: the methods the path accepts
+}
+
+// RateLimit is the state of a per-address limit, as the RateLimit-Limit, -Remaining and -Reset headers say it.
+type RateLimit struct {
+	Limit     int
+	Remaining int
+	Reset     time.Duration // until the limit is whole again
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }

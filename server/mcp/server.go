@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strconv"
 	"sync"
@@ -73,8 +74,8 @@ func NewServer(name, title, version, instructions string, h Handlers) *Server {
 // Call is one HTTP request carrying a message: its body, its MCP-Protocol-Version header and who sent it.
 type Call struct {
 	Body    []byte
-	Version string // the MCP-Protocol-Version header, "" when absent
-	Client  string // the client's address, for the board's audit record
+	Version string     // the MCP-Protocol-Version header, "" when absent
+	Client  netip.Addr // the client's address: it keys the board's per-address limits and is kept in its audit
 }
 
 // Supported reports whether the server speaks a protocol revision.
@@ -142,10 +143,12 @@ func (s *Server) handle(ctx context.Context, c Call) (status int, body []byte, r
 	}
 	mv := req.Get("method")
 	if mv == nil {
-		if idv != nil { // a response to a request the server never sends
+		// A response (to a request this server never sends) has an id and exactly one of result and error; that
+		// is accepted and dropped. Anything else without a method is not a JSON-RPC message.
+		if idv != nil && (req.Get("result") != nil) != (req.Get("error") != nil) {
 			return http.StatusAccepted, nil, nil
 		}
-		return http.StatusBadRequest, errorResponse(nil, codeInvalidRequest, `Invalid Request: "method" is required`, nil), nil
+		return http.StatusBadRequest, errorResponse(id, codeInvalidRequest, `Invalid Request: a request needs "method"; a response needs "result" or "error"`, nil), nil
 	}
 	if mv.Type() != fastjson.TypeString {
 		return http.StatusBadRequest, errorResponse(nil, codeInvalidRequest, `Invalid Request: "method" must be a string`, nil), nil

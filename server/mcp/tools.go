@@ -70,13 +70,13 @@ func (s *Server) call(ctx context.Context, name string, raw []byte, c Call) (any
 		if err := decodeArgs(raw, &struct{}{}); err != nil {
 			return nil, err
 		}
-		return h.Board.Challenge(), nil
+		return h.Board.Challenge(board.Caller{Via: board.ViaMCP, Addr: c.Client})
 	case "leave_collusion_note":
 		var in board.NoteInput
 		if err := decodeArgs(raw, &in); err != nil {
 			return nil, err
 		}
-		return h.Board.Post(ctx, in, board.ViaMCP, c.Client)
+		return h.Board.Post(ctx, in, board.Caller{Via: board.ViaMCP, Addr: c.Client})
 	case "get_collusion_thread":
 		var a struct {
 			ID string `json:"id"`

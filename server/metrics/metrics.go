@@ -116,9 +116,9 @@ func (m *Metrics) Cache(name string, stats func() (hits, misses uint64)) {
 	}
 }
 
-// Handler answers GET /metrics in the Prometheus text format, Go's profiles under /debug/pprof/ (net/http/pprof),
-// and 404 elsewhere. Both belong on a private address.
-func (m *Metrics) Handler() fasthttp.RequestHandler {
+// Handler answers GET /metrics in the Prometheus text format, Go's profiles under /debug/pprof/ (net/http/pprof)
+// when profiles is true, and 404 elsewhere. Both belong on a private address.
+func (m *Metrics) Handler(profiling bool) fasthttp.RequestHandler {
 	h := fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))
 	profiles := http.NewServeMux()
 	profiles.HandleFunc("/debug/pprof/", pprof.Index)
@@ -131,10 +131,12 @@ func (m *Metrics) Handler() fasthttp.RequestHandler {
 		switch path := string(ctx.Path()); {
 		case path == "/metrics":
 			h(ctx)
-		case strings.HasPrefix(path, "/debug/pprof/"):
+		case profiling && strings.HasPrefix(path, "/debug/pprof/"):
 			debug(ctx)
+		case strings.HasPrefix(path, "/debug/pprof/"):
+			ctx.Error("not found: Go's profiles are served only with PPROF=1\n", fasthttp.StatusNotFound)
 		default:
-			ctx.Error("not found: metrics are at /metrics, profiles at /debug/pprof/\n", fasthttp.StatusNotFound)
+			ctx.Error("not found: metrics are at /metrics\n", fasthttp.StatusNotFound)
 		}
 	}
 }

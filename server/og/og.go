@@ -5,7 +5,6 @@ package og
 
 import (
 	"bytes"
-	"container/list"
 	"crypto/sha256"
 	"encoding/hex"
 	"image"
@@ -18,6 +17,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"twofold/server/cache"
 	"twofold/server/errcode"
 
 	"golang.org/x/image/font"
@@ -32,11 +32,12 @@ import (
 
 // The image and its parameters' bounds.
 const (
-	Width          = 1200
-	Height         = 630
-	MaxTitle       = 120 // characters
-	MaxSubtitle    = 200
-	DefaultEntries = 512 // images kept in the cache
+	Width       = 1200
+	Height      = 630
+	MaxTitle    = 120 // characters
+	MaxSubtitle = 200
+	// DefaultCacheBytes bounds the images kept: an image is 20 to 200 KB, so a few hundred of them.
+	DefaultCacheBytes = 32 << 20
 )
 
 // Types are the looks, "default" first.
@@ -99,21 +100,19 @@ type Service struct {
 	Host     string // the site's host, drawn beside the owner
 	Title    string // the title when a request gives none
 	Subtitle string // the subtitle when a request gives neither title nor subtitle
-	Entries  int    // cache size; DefaultEntries when 0
+	// CacheBytes bounds the cache of drawn images, in bytes; DefaultCacheBytes when 0.
+	CacheBytes int64
 	// Recompress re-encodes each new image with the best compression in the background (one at a time) and
 	// answers the smaller bytes, with their own ETag, from then on: the first answer stays fast, and every later
 	// one is about a sixth smaller.
 	Recompress bool
 
-	mu    sync.Mutex
-	lru   *list.List // of *entry, most recent first
-	index map[Params]*list.Element
-	group singleflight.Group
-
+	once   sync.Once
+	images *cache.LRU[Params, Image]
+	group  singleflight.Group
 	// byQuery indexes images by a request's exact query string too, so that a repeated request skips parsing and
-	// normalisation; it is emptied when it reaches the cache's size.
-	queryMu sync.RWMutex
-	byQuery map[string]Image
+	// normalisation. It holds parameters, not images, and is bounded in bytes like the images.
+	byQuery *cache.LRU[string, Params]
 
 	startWorker sync.Once
 	pending     chan Params
@@ -152,18 +151,7 @@ func (s *Service) recompressor() {
 			continue
 		}
 		smaller := Image{PNG: out.Bytes(), ETag: etagOf(out.Bytes())}
-		s.mu.Lock()
-		if e, ok := s.index[p]; ok {
-			e.Value.(*entry).img = smaller
-		}
-		s.mu.Unlock()
-		s.queryMu.Lock()
-		for q, img := range s.byQuery {
-			if img.ETag == old.ETag {
-				s.byQuery[q] = smaller
-			}
-		}
-		s.queryMu.Unlock()
+		s.images.Update(p, func(Image) Image { return smaller })
 	}
 }
 
@@ -172,48 +160,61 @@ func etagOf(data []byte) string {
 	return `"` + hex.EncodeToString(sum[:16]) + `"`
 }
 
-// ByQuery returns the image last answered for exactly this query string.
+// init makes the caches on first use, so that a Service is ready as a literal.
+func (s *Service) init() {
+	s.once.Do(func() {
+		bound := s.CacheBytes
+		if bound <= 0 {
+			bound = DefaultCacheBytes
+		}
+		s.images = cache.New(bound, func(p Params, img Image) int64 { return paramBytes(p) + int64(len(img.PNG)+len(img.ETag)) })
+		s.byQuery = cache.New(bound/8, func(q string, p Params) int64 { return int64(len(q)) + paramBytes(p) })
+	})
+}
+
+func paramBytes(p Params) int64 { return int64(len(p.Title)+len(p.Subtitle)+len(p.Type)) + 64 }
+
+// ByQuery returns the image last answered for exactly this query string, if it is still cached.
 func (s *Service) ByQuery(q []byte) (Image, bool) {
-	s.queryMu.RLock()
-	img, ok := s.byQuery[string(q)]
-	s.queryMu.RUnlock()
+	s.init()
+	p, ok := s.byQuery.Get(string(q))
+	if !ok {
+		return Image{}, false
+	}
+	img, ok := s.images.Get(p)
 	if ok {
 		s.hits.Add(1)
 	}
 	return img, ok
 }
 
-// RememberQuery records the image answered for a query string.
-func (s *Service) RememberQuery(q []byte, img Image) {
-	s.queryMu.Lock()
-	defer s.queryMu.Unlock()
-	if s.byQuery == nil || len(s.byQuery) >= s.entries() {
-		s.byQuery = make(map[string]Image)
-	}
-	s.byQuery[string(q)] = img
+// RememberQuery records the parameters a query string was answered with.
+func (s *Service) RememberQuery(q []byte, p Params) {
+	s.init()
+	s.byQuery.Put(string(q), s.withDefaults(p))
 }
 
-func (s *Service) entries() int {
-	if s.Entries > 0 {
-		return s.Entries
-	}
-	return DefaultEntries
-}
-
-type entry struct {
-	key Params
-	img Image
-}
-
-// Image returns the image for normalised parameters, from the cache or freshly drawn; concurrent requests for one
-// image draw it once.
-func (s *Service) Image(p Params) (Image, error) {
+// withDefaults gives parameters without a title the site's title and subtitle.
+func (s *Service) withDefaults(p Params) Params {
 	if p.Title == "" {
 		p.Title = s.Title
 		if p.Subtitle == "" {
 			p.Subtitle = s.Subtitle
 		}
 	}
+	return p
+}
+
+// Cached reports whether the image for normalised parameters is drawn already: answering it costs no drawing.
+func (s *Service) Cached(p Params) bool {
+	_, ok := s.cached(s.withDefaults(p))
+	return ok
+}
+
+// Image returns the image for normalised parameters, from the cache or freshly drawn; concurrent requests for one
+// image draw it once.
+func (s *Service) Image(p Params) (Image, error) {
+	p = s.withDefaults(p)
 	if img, ok := s.cached(p); ok {
 		s.hits.Add(1)
 		return img, nil
@@ -225,7 +226,7 @@ func (s *Service) Image(p Params) (Image, error) {
 			return Image{}, err
 		}
 		img := Image{PNG: data, ETag: etagOf(data)}
-		s.store(p, img)
+		s.images.Put(p, img)
 		if s.Recompress {
 			s.recompress(p)
 		}
@@ -234,32 +235,10 @@ func (s *Service) Image(p Params) (Image, error) {
 	return v.(Image), err
 }
 
-// Cached reports whether an image is in the cache (for tests and metrics).
+// cached returns an image of the cache.
 func (s *Service) cached(p Params) (Image, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if e, ok := s.index[p]; ok {
-		s.lru.MoveToFront(e)
-		return e.Value.(*entry).img, true
-	}
-	return Image{}, false
-}
-
-func (s *Service) store(p Params, img Image) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.lru == nil {
-		s.lru, s.index = list.New(), map[Params]*list.Element{}
-	}
-	if _, ok := s.index[p]; ok {
-		return
-	}
-	s.index[p] = s.lru.PushFront(&entry{p, img})
-	for s.lru.Len() > s.entries() {
-		last := s.lru.Back()
-		delete(s.index, last.Value.(*entry).key)
-		s.lru.Remove(last)
-	}
+	s.init()
+	return s.images.Get(p)
 }
 
 // look is a type's colours and ornament.

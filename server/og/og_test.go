@@ -139,9 +139,13 @@ func TestParse(t *testing.T) {
 }
 
 func TestCacheAndETag(t *testing.T) {
-	s := service()
-	s.Entries = 2
 	p, _ := Parse("One", "", "")
+	probe, err := service().Image(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := service()
+	s.CacheBytes = int64(len(probe.PNG)) * 5 / 2 // room for two images of this size, not three
 	a, err := s.Image(p)
 	if err != nil || !strings.HasPrefix(a.ETag, `"`) || len(a.ETag) < 10 {
 		t.Fatal(a.ETag, err)
@@ -219,18 +223,23 @@ func FuzzParseRender(f *testing.F) {
 
 func TestByQueryIsBounded(t *testing.T) {
 	s := service()
-	s.Entries = 3
-	img := Image{PNG: []byte{1}, ETag: `"x"`}
-	for i := range 10 {
-		s.RememberQuery([]byte(fmt.Sprint("title=", i)), img)
-		if len(s.byQuery) > 3 {
-			t.Fatalf("%d entries", len(s.byQuery))
+	s.CacheBytes = 80 << 10 // the query index gets an eighth: 10 KB
+	p, _ := Parse("Bounded", "", "")
+	img, err := s.Image(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2000 {
+		s.RememberQuery([]byte(fmt.Sprint("title=Bounded&pad=", strings.Repeat("x", 100), i)), p)
+		if b := s.byQuery.Bytes(); b > 10<<10 {
+			t.Fatalf("after %d queries the index holds %d bytes", i+1, b)
 		}
 	}
-	if got, ok := s.ByQuery([]byte("title=9")); !ok || got.ETag != img.ETag {
+	last := fmt.Sprint("title=Bounded&pad=", strings.Repeat("x", 100), 1999)
+	if got, ok := s.ByQuery([]byte(last)); !ok || got.ETag != img.ETag {
 		t.Error("the newest query is not remembered")
 	}
-	if _, ok := s.ByQuery([]byte("title=0")); ok {
+	if _, ok := s.ByQuery([]byte(fmt.Sprint("title=Bounded&pad=", strings.Repeat("x", 100), 0))); ok {
 		t.Error("an old query survived the bound")
 	}
 }
@@ -244,7 +253,7 @@ func TestRecompress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.RememberQuery([]byte("q"), first)
+	s.RememberQuery([]byte("q"), p)
 	var later Image
 	for range 500 {
 		if later, _ = s.Image(p); later.ETag != first.ETag {

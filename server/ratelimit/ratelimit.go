@@ -2,8 +2,12 @@
 package ratelimit
 
 import (
+	"fmt"
+	"net/netip"
 	"sync"
 	"time"
+
+	"twofold/server/errcode"
 
 	"golang.org/x/time/rate"
 )
@@ -37,8 +41,25 @@ type Decision struct {
 	RetryAfter time.Duration // when refused: until one request is allowed
 }
 
+// Key is the key of a client address: the address itself for IPv4, its /64 for IPv6, since one IPv6 host
+// commonly holds a whole /64 and could otherwise take a fresh bucket (and memory) per request. Every limit of the
+// server keys addresses this way.
+func Key(ip netip.Addr) string {
+	if ip.Is6() && !ip.Is4In6() {
+		p, _ := ip.Prefix(64)
+		return p.String()
+	}
+	return ip.Unmap().String()
+}
+
 // Allow takes one request from key's bucket.
-func (l *Limiter) Allow(key string) Decision {
+func (l *Limiter) Allow(key string) Decision { return l.decide(key, true) }
+
+// Check says whether key's bucket would allow a request, taking nothing from it: for limits that count only
+// failures, such as wrong owner tokens.
+func (l *Limiter) Check(key string) Decision { return l.decide(key, false) }
+
+func (l *Limiter) decide(key string, take bool) Decision {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -48,12 +69,17 @@ func (l *Limiter) Allow(key string) Decision {
 	}
 	b := l.buckets[key]
 	if b == nil {
+		if !take {
+			return Decision{Allowed: true, Limit: l.perMinute, Remaining: l.perMinute}
+		}
 		b = &bucket{lim: rate.NewLimiter(rate.Every(time.Minute/time.Duration(l.perMinute)), l.perMinute)}
 		l.buckets[key] = b
 	}
 	b.seen = now
 	d := Decision{Limit: l.perMinute}
-	if b.lim.AllowN(now, 1) {
+	if !take && b.lim.TokensAt(now) >= 1 {
+		d.Allowed = true
+	} else if take && b.lim.AllowN(now, 1) {
 		d.Allowed = true
 	} else {
 		r := b.lim.ReserveN(now, 1)
@@ -74,3 +100,18 @@ func (l *Limiter) forget(now time.Time) {
 		}
 	}
 }
+
+// Header is the decision as the RateLimit-* headers say it.
+func (d Decision) Header() *errcode.RateLimit {
+	return &errcode.RateLimit{Limit: d.Limit, Remaining: d.Remaining, Reset: d.Reset}
+}
+
+// Refusal is RATE_LIMITED for a refused decision, with Retry-After and the RateLimit-* headers.
+func (d Decision) Refusal(docs string) *errcode.Error {
+	return &errcode.Error{Code: errcode.RateLimited, RetryAfter: d.RetryAfter, RateLimit: d.Header(), Docs: docs,
+		Message: "too many requests from this address",
+		Hint:    fmt.Sprintf("wait %d seconds before trying again", Seconds(d.RetryAfter))}
+}
+
+// Seconds rounds a wait up to whole seconds, as Retry-After and RateLimit-Reset give it.
+func Seconds(d time.Duration) int { return int((d + time.Second - 1) / time.Second) }

@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"net/netip"
 	"testing"
 	"time"
 )
@@ -27,5 +28,37 @@ func TestLimiter(t *testing.T) {
 	}
 	if l.Allow("a").Allowed {
 		t.Fatal("refusing once must not have spent a token for later")
+	}
+}
+
+func TestCheckTakesNothing(t *testing.T) {
+	now := time.Unix(1000, 0)
+	l := New(2, func() time.Time { return now })
+	for range 5 {
+		if d := l.Check("a"); !d.Allowed || d.Remaining != 2 {
+			t.Fatalf("Check of a fresh key: %+v", d)
+		}
+	}
+	l.Allow("a")
+	l.Allow("a")
+	if d := l.Check("a"); d.Allowed || d.RetryAfter != 30*time.Second {
+		t.Fatalf("Check of a spent key: %+v, want refused for 30s", d)
+	}
+	now = now.Add(30 * time.Second)
+	if !l.Check("a").Allowed || !l.Check("a").Allowed {
+		t.Fatal("Check refused a key with a token, or took it")
+	}
+}
+
+func TestKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"192.0.2.7":               "192.0.2.7",
+		"::ffff:192.0.2.7":        "192.0.2.7",
+		"2001:db8:1:2:3:4:5:6":    "2001:db8:1:2::/64",
+		"2001:db8:1:2:ffff::9999": "2001:db8:1:2::/64",
+	} {
+		if got := Key(netip.MustParseAddr(in)); got != want {
+			t.Errorf("Key(%s) = %s, want %s", in, got, want)
+		}
 	}
 }

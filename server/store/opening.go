@@ -1,0 +1,144 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"time"
+
+	"twofold/server/board"
+)
+
+// Opening is the board's store while Pebble is being opened: until Ready hands it the open store, every call
+// answers STORE_UNAVAILABLE (so the board's routes say so while the rest of the server serves), and from then on
+// it is that store. A server that found DATA_DIR locked by another process thus takes the board back by itself
+// when the lock is released.
+type Opening struct {
+	open  atomic.Pointer[Store]
+	cause atomic.Pointer[error]
+}
+
+var _ board.Store = (*Opening)(nil)
+
+// NewOpening returns a store that is not open yet, for a reason.
+func NewOpening(cause error) *Opening {
+	o := &Opening{}
+	o.Failed(cause)
+	return o
+}
+
+// Failed records why the store is not open yet.
+func (o *Opening) Failed(cause error) { o.cause.Store(&cause) }
+
+// Ready hands over the open store.
+func (o *Opening) Ready(s *Store) { o.open.Store(s) }
+
+// Store is the open store, nil until Ready.
+func (o *Opening) Store() *Store { return o.open.Load() }
+
+// Unavailable is why the store cannot be used, nil once it is open. The board reads it to hand out no challenge
+// that could not be used.
+func (o *Opening) Unavailable() error {
+	if o.open.Load() != nil {
+		return nil
+	}
+	return o.err()
+}
+
+func (o *Opening) err() error {
+	cause := errors.New("the store is being opened")
+	if c := o.cause.Load(); c != nil && *c != nil {
+		cause = *c
+	}
+	return unavailable("open", cause)
+}
+
+// with runs f on the open store, or answers STORE_UNAVAILABLE.
+func with[T any](o *Opening, f func(*Store) (T, error)) (T, error) {
+	if s := o.open.Load(); s != nil {
+		return f(s)
+	}
+	var zero T
+	return zero, o.err()
+}
+
+func (o *Opening) Create(ctx context.Context, c board.Creation) (board.Created, error) {
+	return with(o, func(s *Store) (board.Created, error) { return s.Create(ctx, c) })
+}
+
+func (o *Opening) Get(ctx context.Context, id string) (board.Note, error) {
+	return with(o, func(s *Store) (board.Note, error) { return s.Get(ctx, id) })
+}
+
+func (o *Opening) List(ctx context.Context, before string, limit int) ([]board.Note, bool, int, error) {
+	if s := o.open.Load(); s != nil {
+		return s.List(ctx, before, limit)
+	}
+	return nil, false, 0, o.err()
+}
+
+func (o *Opening) Replies(ctx context.Context, id string) ([]board.Note, error) {
+	return with(o, func(s *Store) ([]board.Note, error) { return s.Replies(ctx, id) })
+}
+
+func (o *Opening) Delete(ctx context.Context, id string) (board.Note, error) {
+	return with(o, func(s *Store) (board.Note, error) { return s.Delete(ctx, id) })
+}
+
+func (o *Opening) History(ctx context.Context, handle string, since time.Time) ([]board.Post, error) {
+	return with(o, func(s *Store) ([]board.Post, error) { return s.History(ctx, handle, since) })
+}
+
+func (o *Opening) Seen(ctx context.Context, kind board.RecordKind, key string, now time.Time) (bool, error) {
+	return with(o, func(s *Store) (bool, error) { return s.Seen(ctx, kind, key, now) })
+}
+
+func (o *Opening) Spend(ctx context.Context, nonce string, until time.Time) error {
+	_, err := with(o, func(s *Store) (struct{}, error) { return struct{}{}, s.Spend(ctx, nonce, until) })
+	return err
+}
+
+func (o *Opening) SeedGenesis(ctx context.Context, notes []board.Note) error {
+	_, err := with(o, func(s *Store) (struct{}, error) { return struct{}{}, s.SeedGenesis(ctx, notes) })
+	return err
+}
+
+func (o *Opening) Audit(ctx context.Context, r board.Rejection) error {
+	_, err := with(o, func(s *Store) (struct{}, error) { return struct{}{}, s.Audit(ctx, r) })
+	return err
+}
+
+func (o *Opening) Rejections(ctx context.Context, limit int) ([]board.Rejection, error) {
+	return with(o, func(s *Store) ([]board.Rejection, error) { return s.Rejections(ctx, limit) })
+}
+
+// Version is the open store's, 0 before.
+func (o *Opening) Version() uint64 {
+	if s := o.open.Load(); s != nil {
+		return s.Version()
+	}
+	return 0
+}
+
+// CacheGet finds nothing until the store is open.
+func (o *Opening) CacheGet(key string, now time.Time) ([]byte, bool, error) {
+	if s := o.open.Load(); s != nil {
+		return s.CacheGet(key, now)
+	}
+	return nil, false, o.err()
+}
+
+// CachePut keeps nothing until the store is open.
+func (o *Opening) CachePut(key string, value []byte, until time.Time) error {
+	_, err := with(o, func(s *Store) (struct{}, error) { return struct{}{}, s.CachePut(key, value, until) })
+	return err
+}
+
+// Ping says whether the open store answers.
+func (o *Opening) Ping() error {
+	_, err := with(o, func(s *Store) (struct{}, error) { return struct{}{}, s.Ping() })
+	return err
+}
+
+// Unavailable, the stand-in of a store that could not be opened at all, says so too.
+func (u Unavailable) Unavailable() error { return u.err() }
