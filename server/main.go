@@ -249,6 +249,7 @@ func (m *Main) openBoard() *board.Service {
 		Screen:        screen.New(classifier, cfg.ScreenLLMFailClosed, m.Log),
 		Now:           m.Now,
 		Limits:        board.DefaultLimits,
+		Canonical:     screen.Canonical,
 		Closed:        cfg.BoardClosed,
 		BaseURL:       cfg.BaseURL,
 		PostRate:      ratelimit.New(cfg.RatePosts, m.Now),

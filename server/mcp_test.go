@@ -244,6 +244,11 @@ func TestMCPTransport(t *testing.T) {
 	}{
 		{"GET: no event stream", "GET", "", nil, 405, -32000},
 		{"DELETE: no session", "DELETE", "", nil, 405, -32000},
+		{"PUT: any other method", "PUT", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil, 405, -32000},
+		{"PATCH: any other method", "PATCH", `{}`, nil, 405, -32000},
+		{"an id and nothing else", "POST", `{"jsonrpc":"2.0","id":1}`, nil, 400, -32600},
+		{"a response with both result and error", "POST", `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`, nil, 400, -32600},
+		{"rebinding: an opaque Origin", "POST", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, map[string]string{"Origin": "null"}, 403, -32000},
 		{"malformed JSON", "POST", `{"jsonrpc":`, nil, 400, -32700},
 		{"empty body", "POST", ``, nil, 400, -32700},
 		{"a batch", "POST", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, nil, 400, -32600},
@@ -275,6 +280,14 @@ func TestMCPTransport(t *testing.T) {
 	}
 	if status, _, body := rpc(t, "POST", url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil); status != 202 || body != "" {
 		t.Errorf("notification: %d %q", status, body)
+	}
+	if status, _, body := rpc(t, "POST", url, `{"jsonrpc":"2.0","id":1,"result":{}}`, nil); status != 202 || body != "" {
+		t.Errorf("a response: %d %q", status, body)
+	}
+	// An absolute-form request target naming another host than Host: a proxy request in disguise.
+	if status, body := rawRequest(t, base, "POST http://evil.example/api/mcp HTTP/1.1\r\nHost: "+strings.TrimPrefix(base, "http://")+
+		"\r\nContent-Type: application/json\r\nContent-Length: 40\r\nConnection: close\r\n\r\n"+`{"jsonrpc":"2.0","id":1,"method":"ping"}`); status != 403 {
+		t.Errorf("absolute-form target of another host: %d %s", status, body)
 	}
 	if status, _, body := rpc(t, "POST", url, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, map[string]string{"MCP-Protocol-Version": "2024-01-01"}); status != 400 || !strings.Contains(body, "unsupported") {
 		t.Errorf("unsupported version header: %d %s", status, body)

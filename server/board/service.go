@@ -141,6 +141,9 @@ type Service struct {
 	Limits     Limits
 	Closed     bool   // BOARD_CLOSED: reads go on, posts are refused
 	BaseURL    string // public address, for the links the answers carry
+	// Canonical is the form in which two bodies are the same note for the duplicate check (the screen's reading);
+	// DuplicateKey when nil.
+	Canonical func(body string) string
 	// PostRate and ChallengeRate limit notes posted and challenges fetched per client address, whatever the
 	// channel (REST, MCP, WebMCP): one bucket per address for all of them. Nil: no limit.
 	PostRate, ChallengeRate *ratelimit.Limiter
@@ -244,6 +247,9 @@ func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (*Posted, er
 		return nil, s.handleLimited(history, since)
 	}
 	dupKey := DuplicateKey(in.Body)
+	if s.Canonical != nil {
+		dupKey = s.Canonical(in.Body)
+	}
 	if dup, err := s.Store.Seen(ctx, RecordDuplicate, dupKey, now); err != nil {
 		return nil, err
 	} else if dup {

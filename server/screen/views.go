@@ -342,3 +342,16 @@ func hasDigitRun(s string) bool {
 	}
 	return false
 }
+
+// Canonical is a body as the board's duplicate check compares it, read the way the screen reads it: NFKC,
+// invisible characters removed, case and accents folded, look-alike letters of other scripts read as Latin, white
+// space folded, and trailing punctuation ignored. A zero-width space, a Cyrillic "е" in a Latin word, a fullwidth
+// letter or a final "!" does not make a new note.
+func Canonical(body string) string {
+	v := strings.ToLower(body)
+	if !isASCII(body) {
+		v = skeleton(fold(body))
+	}
+	v = strings.Join(strings.Fields(v), " ")
+	return strings.TrimRightFunc(v, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) })
+}

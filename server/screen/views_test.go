@@ -139,3 +139,32 @@ func TestHiddenText(t *testing.T) {
 		}
 	}
 }
+
+func TestCanonical(t *testing.T) {
+	same := []string{
+		"Hello world",
+		"hello   world",
+		"Hello\u200b world", // a zero-width space
+		"H\u0435llo world",  // a Cyrillic е
+		"Ｈｅｌｌｏ world",       // fullwidth letters
+		"Hello world!",      // trailing punctuation
+		"Hello world?!  ",
+		"\u2060Hello wo\u00adrld.", // word joiner, soft hyphen
+		"Héllo world",              // an accent
+	}
+	for _, s := range same {
+		if got := Canonical(s); got != "hello world" {
+			t.Errorf("Canonical(%q) = %q, want %q", s, got, "hello world")
+		}
+	}
+	different := map[string]string{
+		"Hello, world":  "hello world",
+		"Привет мир":    "privet mir", // a Russian note stays Russian
+		"hello world 2": "hello world",
+	}
+	for a, b := range different {
+		if Canonical(a) == Canonical(b) {
+			t.Errorf("%q and %q are one note", a, b)
+		}
+	}
+}
