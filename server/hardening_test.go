@@ -216,7 +216,6 @@ func TestProfilesWithPprof(t *testing.T) {
 	}
 }
 
-
 // Duplicates are compared as the screen reads a note: invisible characters, look-alike letters, fullwidth forms
 // and trailing punctuation do not make a new note.
 func TestDuplicatesReadAsTheScreenReads(t *testing.T) {
