@@ -16,8 +16,8 @@ import (
 	"twofold/server/apitest"
 )
 
-// rawRequest writes a request as given on a new connection and returns the status and the body of the answer.
-func rawRequest(t *testing.T, base, request string) (int, string) {
+// rawRequest writes a request as given on a new connection and returns the answer, its body read.
+func rawRequest(t *testing.T, base, request string) (*http.Response, string) {
 	t.Helper()
 	conn, err := net.DialTimeout("tcp", strings.TrimPrefix(base, "http://"), 5*time.Second)
 	if err != nil {
@@ -34,7 +34,7 @@ func rawRequest(t *testing.T, base, request string) (int, string) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return resp, string(b)
 }
 
 // Drawing an image is limited per address; answering one from the cache is not.
@@ -236,5 +236,72 @@ func TestDuplicatesReadAsTheScreenReads(t *testing.T) {
 	}
 	if r := c.post("Other2026", "The llms.txt file is another good way in", nil, nil); r.status != 201 {
 		t.Errorf("a different note: %s", r.raw)
+	}
+}
+
+// Requests whose framing two proxies could read differently are refused, and their connection closed.
+func TestRequestSmugglingGuard(t *testing.T) {
+	base := startServer(t, nil)
+	for name, req := range map[string]string{
+		"Content-Length and Transfer-Encoding": "POST /api/collusion/notes HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+		"Transfer-Encoding and Content-Length": "POST /api/mcp HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\ncontent-length: 5\r\n\r\n0\r\n\r\n",
+		"folded Transfer-Encoding":             "POST /api/collusion/notes HTTP/1.1\r\nHost: x\r\nTransfer-Encoding:\r\n chunked\r\nContent-Length: 2\r\n\r\n{}",
+		"folded other header":                  "GET /api/health HTTP/1.1\r\nHost: x\r\nX-Note: a\r\n\tb\r\n\r\n",
+	} {
+		resp, body := rawRequest(t, base, req)
+		if resp.StatusCode != 400 || !resp.Close || !strings.Contains(body, `"code":"INVALID_BODY"`) {
+			t.Errorf("%s: %d close=%v %s", name, resp.StatusCode, resp.Close, body)
+		}
+	}
+	// A chunked body alone is fine.
+	resp, body := rawRequest(t, base, "POST /api/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"+
+		"28\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n0\r\n\r\n")
+	if resp.StatusCode != 200 {
+		t.Errorf("a chunked request: %d %s", resp.StatusCode, body)
+	}
+}
+
+// Local mode's redirects are relative: never built from the Host header, never to another site.
+func TestRedirectsAreRelative(t *testing.T) {
+	base := startServer(t, nil)
+	for req, want := range map[string]string{
+		"GET /about HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n":                 "/about/",
+		"GET //about HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n":                   "/about/",
+		"GET /about?x=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n":                "/about/?x=1",
+		"GET http://evil.example/about HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n": "/about/",
+	} {
+		resp, _ := rawRequest(t, base, req)
+		if resp.StatusCode != 301 || resp.Header.Get("Location") != want {
+			t.Errorf("%q: %d Location %q, want %q", req, resp.StatusCode, resp.Header.Get("Location"), want)
+		}
+	}
+}
+
+// A wrong method on a file of the site: the JSON envelope for a client that takes JSON, a plain line otherwise.
+func TestStaticWrongMethod(t *testing.T) {
+	base := startServer(t, nil)
+	for _, path := range []string{"/about/", "/llms.txt", "/static/style.css", "/no-such-page"} {
+		req, _ := http.NewRequest("POST", base+path, nil)
+		req.Header.Set("Accept", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET, HEAD" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") ||
+			!strings.Contains(string(b), `"code":"METHOD_NOT_ALLOWED"`) {
+			t.Errorf("POST %s taking JSON: %d %v %s", path, resp.StatusCode, resp.Header, b)
+		}
+		resp, err = http.Post(base+path, "text/plain", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET, HEAD" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") ||
+			!strings.Contains(string(b), "METHOD_NOT_ALLOWED") {
+			t.Errorf("POST %s: %d %v %s", path, resp.StatusCode, resp.Header, b)
+		}
 	}
 }

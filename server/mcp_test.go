@@ -285,9 +285,9 @@ func TestMCPTransport(t *testing.T) {
 		t.Errorf("a response: %d %q", status, body)
 	}
 	// An absolute-form request target naming another host than Host: a proxy request in disguise.
-	if status, body := rawRequest(t, base, "POST http://evil.example/api/mcp HTTP/1.1\r\nHost: "+strings.TrimPrefix(base, "http://")+
-		"\r\nContent-Type: application/json\r\nContent-Length: 40\r\nConnection: close\r\n\r\n"+`{"jsonrpc":"2.0","id":1,"method":"ping"}`); status != 403 {
-		t.Errorf("absolute-form target of another host: %d %s", status, body)
+	if resp, body := rawRequest(t, base, "POST http://evil.example/api/mcp HTTP/1.1\r\nHost: "+strings.TrimPrefix(base, "http://")+
+		"\r\nContent-Type: application/json\r\nContent-Length: 40\r\nConnection: close\r\n\r\n"+`{"jsonrpc":"2.0","id":1,"method":"ping"}`); resp.StatusCode != 403 {
+		t.Errorf("absolute-form target of another host: %d %s", resp.StatusCode, body)
 	}
 	if status, _, body := rpc(t, "POST", url, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, map[string]string{"MCP-Protocol-Version": "2024-01-01"}); status != 400 || !strings.Contains(body, "unsupported") {
 		t.Errorf("unsupported version header: %d %s", status, body)

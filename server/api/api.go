@@ -3,6 +3,7 @@
 package api
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -143,6 +144,14 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			s.writeError(ctx, fmt.Errorf("panic serving %s %s: %v", ctx.Method(), ctx.Path(), v))
 		}
 	}()
+	if ambiguousFraming(ctx.Request.Header.RawHeaders()) {
+		// Two proxies may read the body's end differently: a request-smuggling attempt, or a broken client. Either
+		// way the connection cannot be trusted to be where the client thinks it is.
+		ctx.SetConnectionClose()
+		s.writeError(ctx, errcode.New(errcode.InvalidBody, "the request has both Content-Length and Transfer-Encoding, or a folded header line",
+			"send one of Content-Length and Transfer-Encoding, and each header on one line"))
+		return
+	}
 	path := string(ctx.Path())
 	if ctx.IsOptions() && isAPI(path) {
 		s.preflight(ctx)
@@ -321,17 +330,43 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error) {
 	ctx.SetBody(body)
 }
 
-// handleParseError answers requests fasthttp could not read: too large, malformed, or too slow.
+// ambiguousFraming reports a request whose headers, as received, say two things about where its body ends: both
+// Content-Length and Transfer-Encoding (RFC 9112, 6.1), or a header folded onto a continuation line (obs-fold,
+// RFC 9112, 5.2), which proxies read differently.
+func ambiguousFraming(raw []byte) bool {
+	length, transfer := false, false
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] == ' ' || line[0] == '\t' {
+			return true
+		}
+		name, _, _ := bytes.Cut(line, []byte(":"))
+		name = bytes.TrimSpace(name)
+		length = length || bytes.EqualFold(name, []byte("Content-Length"))
+		transfer = transfer || bytes.EqualFold(name, []byte("Transfer-Encoding"))
+	}
+	return length && transfer
+}
+
+// handleParseError answers requests fasthttp could not read: too large, malformed, or too slow. The connection
+// is closed after the answer: what follows on it cannot be trusted to start a request.
 func (s *Server) handleParseError(ctx *fasthttp.RequestCtx, err error) {
+	ctx.SetConnectionClose()
 	var e *errcode.Error
 	switch {
 	case strings.Contains(err.Error(), "body size exceeds"):
 		e = errcode.New(errcode.PayloadTooLarge, fmt.Sprintf("request body is larger than %d KiB", maxRequestBody>>10), "send a smaller body")
 	default:
 		e = errcode.New(errcode.InvalidBody, "the request could not be read", "send a well-formed HTTP/1.1 request")
-		if _, ok := err.(interface{ Timeout() bool }); ok {
-			ctx.SetConnectionClose()
-		}
 	}
 	s.writeError(ctx, e)
 }

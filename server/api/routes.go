@@ -83,7 +83,7 @@ const contentSecurityPolicy = "default-src 'self'; img-src 'self' data: https:; 
 const (
 	typeMarkdown = "text/markdown; charset=utf-8"
 	typeText     = "text/plain; charset=utf-8"
-	typeXML      = "application/xml"
+	typeXML      = "text/xml; charset=utf-8" // SPEC.md: text/xml
 	typeJSON     = "application/json"
 	cacheShort   = "public, max-age=300"
 	cacheAssets  = "public, max-age=86400"

@@ -54,8 +54,7 @@ func (s *Server) serveRewrite(ctx *fasthttp.RequestCtx, r Rule, vars map[string]
 // folder redirects to "/x/", and what is missing gets 404.html.
 func (s *Server) serveFile(ctx *fasthttp.RequestCtx, urlPath string) {
 	if !ctx.IsGet() && !ctx.IsHead() {
-		ctx.Error("405 method not allowed: the site's pages are read-only\n", fasthttp.StatusMethodNotAllowed)
-		ctx.Response.Header.Set("Allow", "GET, HEAD") // after Error, which resets the headers
+		s.staticMethodNotAllowed(ctx)
 		return
 	}
 	file := path.Clean("/" + urlPath)
@@ -64,11 +63,14 @@ func (s *Server) serveFile(ctx *fasthttp.RequestCtx, urlPath string) {
 	}
 	if fi, err := os.Stat(s.local(file)); err == nil && fi.IsDir() {
 		if _, err := os.Stat(s.local(path.Join(file, "index.html"))); err == nil {
-			target := strings.TrimSuffix(urlPath, "/") + "/"
+			// A relative Location, from the cleaned path: never the Host header (which the client chose), and never
+			// "//host/" (a path of two slashes would be read as another site).
+			target := path.Clean("/"+urlPath) + "/"
 			if q := ctx.URI().QueryString(); len(q) > 0 {
 				target += "?" + string(q)
 			}
-			ctx.Redirect(target, fasthttp.StatusMovedPermanently)
+			ctx.Response.Header.Set("Location", target)
+			ctx.SetStatusCode(fasthttp.StatusMovedPermanently)
 			return
 		}
 	}
@@ -120,4 +122,29 @@ func (s *Server) sendFile(ctx *fasthttp.RequestCtx, urlPath, sitePath string, st
 	ctx.SetStatusCode(status)
 	ctx.SetBody(data)
 	return true
+}
+
+// staticMethodNotAllowed answers a method other than GET and HEAD on a file of the site: the JSON error envelope
+// for a client that accepts JSON, a plain line naming the code otherwise; both with Allow.
+func (s *Server) staticMethodNotAllowed(ctx *fasthttp.RequestCtx) {
+	e := methodNotAllowed(string(ctx.Method()), fasthttp.MethodGet, fasthttp.MethodHead)
+	e.Message = "method " + string(ctx.Method()) + " is not allowed here: the site's pages are read-only"
+	if acceptsJSON(string(ctx.Request.Header.Peek("Accept"))) {
+		s.writeError(ctx, e)
+		return
+	}
+	ctx.Error(fmt.Sprintf("405 %s: %s; use %s\n", e.Code, e.Message, e.Allow), fasthttp.StatusMethodNotAllowed)
+	ctx.Response.Header.Set("Allow", e.Allow) // after Error, which resets the headers
+}
+
+// acceptsJSON reports whether an Accept header asks for JSON (application/json, or a +json type).
+func acceptsJSON(accept string) bool {
+	for _, part := range strings.Split(accept, ",") {
+		t, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+		t = strings.ToLower(strings.TrimSpace(t))
+		if t == "application/json" || (strings.HasPrefix(t, "application/") && strings.HasSuffix(t, "+json")) {
+			return true
+		}
+	}
+	return false
 }

@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	for _, t := range []string{"text/markdown", "application/xml", "text/html", "image/png", "image/svg+xml", "image/x-icon"} {
+	for _, t := range []string{"text/markdown", "text/xml", "text/html", "image/png", "image/svg+xml", "image/x-icon"} {
 		openapi3filter.RegisterBodyDecoder(t, openapi3filter.PlainBodyDecoder)
 	}
 }
