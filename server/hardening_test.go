@@ -305,3 +305,51 @@ func TestStaticWrongMethod(t *testing.T) {
 		}
 	}
 }
+
+// BASE_URL governs every absolute URL the server writes, so a preview or a fork never sends agents to production.
+func TestBaseURLGovernsEveryAddress(t *testing.T) {
+	const preview = "https://preview.example"
+	base := startServer(t, map[string]string{"BASE_URL": preview, "PUBLIC_DIR": ""})
+	production := "https://iriscalloway.example"
+	var seen []string
+	get := func(path string) string {
+		t.Helper()
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		seen = append(seen, path)
+		return string(b)
+	}
+	call := func(tool, args string) string {
+		t.Helper()
+		_, _, body := rpc(t, "POST", base+"/api/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+tool+`","arguments":`+args+`}}`, nil)
+		seen = append(seen, tool)
+		return body
+	}
+	answers := []string{
+		get("/api/collusion/notes?limit=1"),
+		get("/api/collusion/challenge"),
+		get("/api/collusion/notes/01K0000000000000000000000Z"), // NOT_FOUND with docs and hint
+		get("/api/nothing-here"),
+		get("/api/collusion/notes?limit=0"),
+		call("get_profile", "{}"),
+		call("get_page", `{"page":"developers"}`),
+		call("get_page", `{"page":"collusion"}`),
+		call("list_collusion_notes", `{"limit":1}`),
+	}
+	_, _, initialize := rpc(t, "POST", base+"/api/mcp", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, nil)
+	answers = append(answers, initialize)
+	seen = append(seen, "initialize")
+	for i, a := range answers {
+		if strings.Contains(a, production) {
+			t.Errorf("%s names production: %.400s", seen[i], a[strings.Index(a, production)-min(200, strings.Index(a, production)):])
+		}
+	}
+	if !strings.Contains(answers[0], preview+"/collusion.md") || !strings.Contains(answers[1], preview+"/api/collusion/notes") ||
+		!strings.Contains(answers[3], preview+"/openapi.json") || !strings.Contains(answers[5], preview+"/") {
+		t.Errorf("the answers do not name BASE_URL:\n%s", strings.Join(answers[:6], "\n"))
+	}
+}

@@ -21,9 +21,16 @@ type Pages struct {
 
 // Load reads the site from fsys (the embedded site folder). Mirrors come from publicDir, the built site, when it
 // is set, so that they are byte for byte what the static host serves; otherwise they are rendered from fsys, with
-// lastModified from the front matter (zero when a page does not say).
+// lastModified from the front matter (zero when a page does not say), and site.yaml's address moved to the site's
+// BaseURL.
 func Load(fsys fs.FS, site *content.Site, publicDir string) (*Pages, error) {
 	list, err := content.LoadPages(fsys, site)
+	if err != nil {
+		return nil, err
+	}
+	// The sources name site.yaml's address; a server whose BASE_URL is another (a preview, a fork) moves them to
+	// it, as the build does.
+	shipped, err := content.LoadSite(fsys)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +54,7 @@ func Load(fsys fs.FS, site *content.Site, publicDir string) (*Pages, error) {
 		if md == nil {
 			var b bytes.Buffer
 			content.WriteMirror(&b, site, page, standIn)
-			md = b.Bytes()
+			md = content.Rebase(b.Bytes(), shipped.BaseURL, site.BaseURL)
 		}
 		p.mirrors[page.ID] = md
 		entries = append(entries, map[string]string{
