@@ -29,6 +29,7 @@ type netlifyConfig struct {
 		To     string
 		Status int
 		Force  bool
+		Signed string
 	}
 	Headers []struct {
 		For    string
@@ -70,6 +71,9 @@ func TestNetlifyAgreesWithRouteTable(t *testing.T) {
 				origin = strings.TrimSuffix(n.To, r.To)
 			}
 			to = origin + r.To
+		}
+		if (r.Kind == Dynamic) != (n.Signed == "API_SIGNATURE_TOKEN") {
+			t.Errorf("redirect %d (%s): signed = %q; proxies, and only they, are signed with API_SIGNATURE_TOKEN", i+1, n.From, n.Signed)
 		}
 		if n.From != r.From || n.To != to || n.Status != r.Status || !n.Force {
 			t.Errorf("redirect %d: netlify.toml has %s -> %s %d force=%v; the table says %s -> %s %d force=true",
