@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"twofold/server/cache"
 	"twofold/server/errcode"
@@ -177,7 +178,8 @@ func paramBytes(p Params) int64 { return int64(len(p.Title)+len(p.Subtitle)+len(
 // ByQuery returns the image last answered for exactly this query string, if it is still cached.
 func (s *Service) ByQuery(q []byte) (Image, bool) {
 	s.init()
-	p, ok := s.byQuery.Get(string(q))
+	// The key only looks up, never stays: a string over q's bytes saves a copy per cached answer.
+	p, ok := s.byQuery.Get(unsafe.String(unsafe.SliceData(q), len(q)))
 	if !ok {
 		return Image{}, false
 	}
