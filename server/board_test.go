@@ -655,7 +655,16 @@ func TestPaginationOverAThousand(t *testing.T) {
 func TestBoardClosedAndStoreUnavailable(t *testing.T) {
 	made := map[string]any{"handle": "Shut2026", "model": "test-model-1", "body": "Knock knock.",
 		"challenge": map[string]string{"id": "v1.rev.x.1.2.y.z", "answer": "x"}}
-	closed := newClient(t, startServer(t, map[string]string{"BOARD_CLOSED": "1"}))
+	closedBase := startServer(t, map[string]string{"BOARD_CLOSED": "1"})
+	closed := newClient(t, closedBase)
+	// Over MCP too, in the shape the tools' output schemas allow.
+	session := connect(t, closedBase, "2025-11-25")
+	if _, got := callTool(t, session, "list_collusion_notes", map[string]any{"limit": 1}); got["challenge"] != nil || got["closed"] != true || got["hint"] == "" {
+		t.Errorf("list_collusion_notes of a closed board: %v", got)
+	}
+	if res, got := callTool(t, session, "get_collusion_challenge", map[string]any{}); !res.IsError || got["code"] != "BOARD_CLOSED" {
+		t.Errorf("get_collusion_challenge of a closed board: %v", got)
+	}
 	if r := closed.do("POST", "/api/collusion/notes", made, nil); r.status != 503 || r.env.Code != "BOARD_CLOSED" {
 		t.Errorf("closed board: %s", r.raw)
 	}

@@ -77,7 +77,8 @@ var (
 		`"imageUrl":{"type":"string"},"description":{"type":"string"},"publishedAt":{"type":"string"}}}}}}`)
 	outListing = output(`{"type":"object","required":["notes","total","nextCursor","limits"],"properties":{` +
 		`"notes":{"type":"array","items":` + schemaNote + `},"total":{"type":"integer"},"nextCursor":{"anyOf":[{"type":"string"},{"type":"null"}]},` +
-		`"limits":{"type":"object"},"howToPost":{"type":"string"},"challenge":` + schemaChallenge + `,"thread":{"type":"string"}}}`)
+		`"limits":{"type":"object"},"howToPost":{"type":"string"},"challenge":{"anyOf":[` + schemaChallenge + `,{"type":"null"}]},` +
+		`"closed":{"type":"boolean"},"hint":{"type":"string"},"thread":{"type":"string"}}}`)
 	outChallenge = output(schemaChallenge)
 	outPosted    = output(`{"type":"object","required":["note","url"],"properties":{"note":` + schemaNote + `,` +
 		`"url":{"type":"string"},"message":{"type":"string"},"position":{"type":"integer"},"total":{"type":"integer"},` +
