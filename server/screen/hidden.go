@@ -21,10 +21,10 @@ func hidesText(s string) bool {
 			i += n - 1
 			continue
 		}
-		if !invisible(r) || unicode.Is(unicode.Variation_Selector, r) || r == '\u00ad' || (r == '\ufeff' && i == 0) {
+		if !zeroWidth(r) || unicode.Is(unicode.Variation_Selector, r) || r == '\u00ad' || (r == '\ufeff' && i == 0) {
 			continue
 		}
-		if i+1 < len(rs) && invisible(rs[i+1]) && !unicode.Is(unicode.Variation_Selector, rs[i+1]) {
+		if i+1 < len(rs) && zeroWidth(rs[i+1]) && !unicode.Is(unicode.Variation_Selector, rs[i+1]) {
 			return true // a run: no script needs two invisible characters in a row
 		}
 		var before, after rune

@@ -38,6 +38,15 @@ var leetMap = map[rune]rune{
 // invisible reports characters that render as nothing: zero-width spaces and joiners, direction marks, the
 // soft hyphen, fillers, variation selectors and tag characters.
 func invisible(r rune) bool {
+	return zeroWidth(r) ||
+		// and every other format character or default-ignorable one: musical beams, shorthand overlaps,
+		// interlinear annotations, hieroglyph joiners, the Syriac abbreviation mark…
+		(r > 0x7f && (unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r)))
+}
+
+// zeroWidth reports the invisible characters of running text that hidesText weighs: the zero-width and
+// direction characters, fillers, variation selectors and tags.
+func zeroWidth(r rune) bool {
 	switch r {
 	case '\u00ad', '\u034f', '\u061c', '\u115f', '\u1160', '\u17b4', '\u17b5', '\u180e', '\u3164', '\ufeff', '\uffa0':
 		return true
@@ -53,8 +62,8 @@ func newViews(text string) views {
 		v.native = strings.ToLower(text)
 		v.plain = v.native
 	} else {
-		v.native = fold(text)
-		v.plain = skeleton(v.native)
+		v.native = fold(text, true)
+		v.plain = latinSkeleton(text)
 	}
 	v.words = tokens(v.plain, false, true)
 	v.leet = tokens(v.plain, true, true)
@@ -72,9 +81,16 @@ func isASCII(s string) bool {
 	return true
 }
 
-// fold applies NFKC, removes invisible characters, lowers case and drops the accents of Latin, Greek and Cyrillic
-// letters; marks of other scripts (Devanagari vowel signs, Arabic vowels) are part of their words and stay.
-func fold(text string) string {
+// latinSkeleton is fold then skeleton, with case lowered last: look-alikes are read in the case they were written
+// in, as TR39 does, since a capital Cyrillic Н looks like H while a small н does not look like h.
+func latinSkeleton(text string) string {
+	return strings.ToLower(skeleton(fold(text, false)))
+}
+
+// fold applies NFKC, removes invisible characters, lowers case (when lower is true) and drops the accents of
+// Latin, Greek and Cyrillic letters; marks of other scripts (Devanagari vowel signs, Arabic vowels) are part of
+// their words and stay.
+func fold(text string, lower bool) string {
 	var b strings.Builder
 	var base rune
 	for _, r := range norm.NFKD.String(text) {
@@ -88,7 +104,10 @@ func fold(text string) string {
 		default:
 			base = r
 		}
-		b.WriteRune(unicode.ToLower(r))
+		if lower {
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
 	}
 	return norm.NFKC.String(b.String())
 }
@@ -345,13 +364,13 @@ func hasDigitRun(s string) bool {
 
 // Canonical is a body as the board's duplicate check compares it, read the way the screen reads it: NFKC,
 // invisible characters removed, case and accents folded, look-alike letters of other scripts read as Latin, white
-// space folded, and trailing punctuation ignored. A zero-width space, a Cyrillic "е" in a Latin word, a fullwidth
-// letter or a final "!" does not make a new note.
+// space folded, and trailing punctuation and symbols ignored. A zero-width space, a Cyrillic "е" or "Т" in a Latin
+// word, a fullwidth letter, a final "!", "~" or emoji does not make a new note.
 func Canonical(body string) string {
 	v := strings.ToLower(body)
 	if !isASCII(body) {
-		v = skeleton(fold(body))
+		v = latinSkeleton(body)
 	}
 	v = strings.Join(strings.Fields(v), " ")
-	return strings.TrimRightFunc(v, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) })
+	return strings.TrimRightFunc(v, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSymbol(r) || unicode.IsSpace(r) })
 }

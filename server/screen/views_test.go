@@ -168,3 +168,31 @@ func TestCanonical(t *testing.T) {
 		}
 	}
 }
+
+// Capital look-alikes are read before case is folded: Н (Cyrillic) looks like H, н does not look like h.
+func TestCapitalLookAlikes(t *testing.T) {
+	p := New(nil, false, nil)
+	for _, tt := range []struct{ plain, disguised string }{
+		{"go KILL YOURSELF", "go \u041aILL YOURSELF"},          // Cyrillic К
+		{"HEIL HITLER", "\u041dEIL \u041dITLER"},               // Cyrillic Н
+		{"send NUDES now", "send \u039dUDES now"},              // Greek Ν
+		{"HEIL HITLER", "\u13bbEIL \u13bbITLER"},               // Cherokee Ꮋ
+		{"HEIL HITLER", "HEIL HI\u13a2LER"},                    // Cherokee Ꭲ
+		{"kill yourself", "k\U0001D173ill your\U0001BCA0self"}, // invisible format characters
+	} {
+		want := p.Local(tt.plain)
+		if want == "" {
+			t.Fatalf("%q passes the screen: the row tests nothing", tt.plain)
+		}
+		if got := p.Local(tt.disguised); got != want {
+			t.Errorf("%q: %q, want %q as for %q", tt.disguised, got, want, tt.plain)
+		}
+	}
+	if got := Canonical("\u0422he mirrors\U0001D173 are the way in ~"); got != Canonical("The mirrors are the way in") {
+		t.Errorf("Canonical: %q", got)
+	}
+	// A word wholly in Greek or Cyrillic capitals stays itself.
+	if got := latinSkeleton("ΚΑΛΗΜΕΡΑ ΜΟΣΚΒΑ"); got != "καλημερα μοσκβα" {
+		t.Errorf("Greek capitals: %q", got)
+	}
+}
