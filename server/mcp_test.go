@@ -247,6 +247,7 @@ func TestMCPTransport(t *testing.T) {
 		{"PUT: any other method", "PUT", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil, 405, -32000},
 		{"PATCH: any other method", "PATCH", `{}`, nil, 405, -32000},
 		{"an id and nothing else", "POST", `{"jsonrpc":"2.0","id":1}`, nil, 400, -32600},
+		{"params that are a string", "POST", `{"jsonrpc":"2.0","id":1,"method":"ping","params":"x"}`, nil, 400, -32600},
 		{"a response with both result and error", "POST", `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`, nil, 400, -32600},
 		{"rebinding: an opaque Origin", "POST", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, map[string]string{"Origin": "null"}, 403, -32000},
 		{"malformed JSON", "POST", `{"jsonrpc":`, nil, 400, -32700},
@@ -289,7 +290,8 @@ func TestMCPTransport(t *testing.T) {
 		"\r\nContent-Type: application/json\r\nContent-Length: 40\r\nConnection: close\r\n\r\n"+`{"jsonrpc":"2.0","id":1,"method":"ping"}`); resp.StatusCode != 403 {
 		t.Errorf("absolute-form target of another host: %d %s", resp.StatusCode, body)
 	}
-	if status, _, body := rpc(t, "POST", url, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, map[string]string{"MCP-Protocol-Version": "2024-01-01"}); status != 400 || !strings.Contains(body, "unsupported") {
+	if status, header, body := rpc(t, "POST", url, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, map[string]string{"MCP-Protocol-Version": "<script>x</script>"}); status != 400 ||
+		errorCode(body) != -32600 || !strings.Contains(body, "unsupported") || strings.Contains(body, "script") || header.Get("X-Content-Type-Options") != "nosniff" {
 		t.Errorf("unsupported version header: %d %s", status, body)
 	}
 	if status, _, body := rpc(t, "POST", url, `{"jsonrpc":"2.0","id":"a\"b\u00e9","method":"ping"}`, nil); status != 200 || decodeID(body) != "a\"bé" {

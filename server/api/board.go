@@ -106,12 +106,17 @@ func (s *Server) listNotes(ctx *fasthttp.RequestCtx) {
 	ctx.SetStatusCode(fasthttp.StatusOK)
 	ctx.WriteString(`{"success":true,"data":`)
 	ctx.Write(page[:len(page)-1]) // the page's object, still open
-	if c := s.board.FreshChallenge(); c != nil {
+	// The listing's challenge counts against the challenge limit; its headers stay the read limit's.
+	if c, closed, hint := s.board.FreshChallenge(board.Caller{Via: board.ViaREST, Addr: s.clientIP(ctx)}); c != nil {
 		ctx.WriteString(`,"challenge":`)
 		ctx.Write(c.AppendJSON(make([]byte, 0, 512)))
 	} else {
-		ctx.WriteString(`,"challenge":null,"closed":true,"hint":`)
-		ctx.Write(jsontext.AppendString(nil, board.ClosedHint))
+		ctx.WriteString(`,"challenge":null`)
+		if closed {
+			ctx.WriteString(`,"closed":true`)
+		}
+		ctx.WriteString(`,"hint":`)
+		ctx.Write(jsontext.AppendString(nil, hint))
 	}
 	ctx.Write(s.listingTail) // limits, howToPost, thread, and the closing braces
 }
@@ -326,19 +331,20 @@ func (s *Server) getAudit(ctx *fasthttp.RequestCtx) {
 }
 
 // requireOwner answers 401 unless the request carries the owner's token. Wrong tokens are counted per address:
-// past the owner limit, the address is answered 429 whatever it sends, until the limit recovers.
+// past the owner limit, the address's wrong tokens are answered 429 until the limit recovers. The right token
+// always passes: at 32 characters or more it cannot be guessed, and a lockout would let anyone who shares the
+// owner's address (a NAT, an IPv6 /64) keep the owner out.
 func (s *Server) requireOwner(ctx *fasthttp.RequestCtx) bool {
-	key := ratelimit.Key(s.clientIP(ctx))
-	if d := s.limits.owner.Check(key); !d.Allowed {
-		s.metrics.RateLimited("owner")
-		s.writeBoardError(ctx, d.Refusal(s.docs()))
-		return false
-	}
 	if s.owner(ctx) {
 		return true
 	}
 	if s.cfg.AdminToken != "" {
-		s.limits.owner.Allow(key)
+		key := ratelimit.Key(s.clientIP(ctx))
+		if d := s.limits.owner.Allow(key); !d.Allowed {
+			s.metrics.RateLimited("owner")
+			s.writeBoardError(ctx, d.Refusal(s.docs()))
+			return false
+		}
 		s.log.Warn("wrong owner token", "path", string(ctx.Path()), "client", key)
 	}
 	ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="owner"`)

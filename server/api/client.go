@@ -22,8 +22,11 @@ func (s *Server) clientIP(ctx *fasthttp.RequestCtx) netip.Addr {
 		return peer
 	}
 	if s.cfg.ProxyNetlify {
-		if nf, err := netip.ParseAddr(strings.TrimSpace(string(ctx.Request.Header.Peek("X-Nf-Client-Connection-Ip")))); err == nil {
-			return nf.Unmap()
+		// Netlify sets the header; a request that carries it twice had one from elsewhere, and neither is believed.
+		if lines := ctx.Request.Header.PeekAll("X-Nf-Client-Connection-Ip"); len(lines) == 1 {
+			if nf, err := netip.ParseAddr(strings.TrimSpace(string(lines[0]))); err == nil {
+				return nf.Unmap()
+			}
 		}
 	}
 	var hops []string
@@ -59,25 +62,33 @@ func (s *Server) fromProxy(ctx *fasthttp.RequestCtx, peer netip.Addr) bool {
 	if len(s.cfg.TrustedProxies) > 0 && !s.trusted(peer) {
 		return false
 	}
-	if sent := ctx.Request.Header.Peek("X-Proxy-Secret"); len(sent) > 0 {
-		return subtle.ConstantTimeCompare(bytes.TrimSpace(sent), []byte(s.cfg.ProxySecret)) == 1
+	// Either proof will do; a wrong one of them (which anyone can add) does not cancel the other.
+	if sent := ctx.Request.Header.Peek("X-Proxy-Secret"); len(sent) > 0 &&
+		subtle.ConstantTimeCompare(bytes.TrimSpace(sent), []byte(s.cfg.ProxySecret)) == 1 {
+		return true
 	}
-	if s.cfg.ProxyNetlify {
-		return netlifySigned(string(ctx.Request.Header.Peek("X-Nf-Sign")), s.cfg.ProxySecret)
-	}
-	return false
+	return s.cfg.ProxyNetlify && netlifySigned(string(ctx.Request.Header.Peek("X-Nf-Sign")), s.cfg.ProxySecret, time.Now())
 }
 
 // netlifySigned verifies the X-Nf-Sign header of Netlify's signed proxy redirects (`signed = "VAR"` on the rule,
-// VAR holding the secret): an HS256 token issued by "netlify" that has not expired.
-func netlifySigned(token, secret string) bool {
+// VAR holding the secret): an HS256 token issued by "netlify" that has not expired. Netlify's tokens live five
+// minutes; one that claims to live longer than maxSignLifetime was not made by Netlify for this request.
+func netlifySigned(token, secret string, now time.Time) bool {
 	if token == "" {
 		return false
 	}
-	_, err := jwt.Parse(token, func(*jwt.Token) (any, error) { return []byte(secret), nil },
-		jwt.WithValidMethods([]string{"HS256"}), jwt.WithIssuer("netlify"), jwt.WithExpirationRequired(), jwt.WithLeeway(30*time.Second))
-	return err == nil
+	t, err := jwt.Parse(token, func(*jwt.Token) (any, error) { return []byte(secret), nil },
+		jwt.WithValidMethods([]string{"HS256"}), jwt.WithIssuer("netlify"), jwt.WithExpirationRequired(),
+		jwt.WithLeeway(30*time.Second), jwt.WithTimeFunc(func() time.Time { return now }))
+	if err != nil {
+		return false
+	}
+	exp, err := t.Claims.GetExpirationTime()
+	return err == nil && exp.Sub(now) <= maxSignLifetime
 }
+
+// maxSignLifetime is the longest a proxy signature may still be valid for.
+const maxSignLifetime = 15 * time.Minute
 
 func (s *Server) trusted(a netip.Addr) bool {
 	for _, p := range s.cfg.TrustedProxies {

@@ -33,6 +33,7 @@ func TestClientIP(t *testing.T) {
 		peer   string
 		xff    []string // one header line each
 		nf     string
+		nf2    string // a second X-Nf-Client-Connection-Ip line
 		secret string // X-Proxy-Secret
 		sign   string // X-Nf-Sign
 	}
@@ -83,6 +84,12 @@ func TestClientIP(t *testing.T) {
 			request{peer: "198.18.0.1", nf: "203.0.113.8", sign: netlifySign(t, proxySecret, "netlify", time.Now().Add(-time.Hour))}, "198.18.0.1"},
 		{"Netlify signed proxy: another issuer", config.Config{ProxySecret: proxySecret, ProxyNetlify: true},
 			request{peer: "198.18.0.1", nf: "203.0.113.8", sign: netlifySign(t, proxySecret, "someone", soon)}, "198.18.0.1"},
+		{"Netlify signed proxy: a token that claims to live for a century", config.Config{ProxySecret: proxySecret, ProxyNetlify: true},
+			request{peer: "198.18.0.1", nf: "203.0.113.8", sign: netlifySign(t, proxySecret, "netlify", time.Now().AddDate(100, 0, 0))}, "198.18.0.1"},
+		{"Netlify signed proxy: a wrong X-Proxy-Secret does not cancel a valid signature", config.Config{ProxySecret: proxySecret, ProxyNetlify: true},
+			request{peer: "198.18.0.1", nf: "203.0.113.8", secret: "x", sign: netlifySign(t, proxySecret, "netlify", soon)}, "203.0.113.8"},
+		{"Netlify's header twice: neither is believed", config.Config{ProxySecret: proxySecret, ProxyNetlify: true},
+			request{peer: "198.18.0.1", nf: "6.6.6.6", nf2: "203.0.113.8", xff: []string{"203.0.113.9"}, sign: netlifySign(t, proxySecret, "netlify", soon)}, "203.0.113.9"},
 		{"X-Nf-Sign means nothing unless the proxy is Netlify", config.Config{ProxySecret: proxySecret},
 			request{peer: "198.18.0.1", xff: []string{"203.0.113.7"}, sign: netlifySign(t, proxySecret, "netlify", soon)}, "198.18.0.1"},
 	}
@@ -100,6 +107,9 @@ func TestClientIP(t *testing.T) {
 				}
 			}
 			set("X-Nf-Client-Connection-Ip", tt.req.nf)
+			if tt.req.nf2 != "" {
+				req.Header.Add("X-Nf-Client-Connection-Ip", tt.req.nf2)
+			}
 			set("X-Proxy-Secret", tt.req.secret)
 			set("X-Nf-Sign", tt.req.sign)
 			ctx.Init(&req, &net.TCPAddr{IP: net.ParseIP(tt.req.peer), Port: 5000}, nil)

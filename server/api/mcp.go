@@ -30,7 +30,8 @@ func (s *Server) postMCP(ctx *fasthttp.RequestCtx) {
 	}
 	version := strings.TrimSpace(string(ctx.Request.Header.Peek("MCP-Protocol-Version")))
 	if version != "" && !mcp.Supported(version) {
-		ctx.Error("400 Bad Request: unsupported MCP-Protocol-Version "+version+"; supported: "+strings.Join(mcp.AllVersions, ", ")+"\n", fasthttp.StatusBadRequest)
+		// The header is not echoed: the answer names the versions there are.
+		s.writeRPC(ctx, fasthttp.StatusBadRequest, mcp.ErrorBody(-32600, "Bad Request: unsupported MCP-Protocol-Version; supported: "+strings.Join(mcp.AllVersions, ", ")))
 		return
 	}
 	client := s.clientIP(ctx)

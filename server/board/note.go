@@ -60,7 +60,7 @@ func (a *Answer) UnmarshalJSON(b []byte) error {
 	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
-		return &json.UnmarshalTypeError{Value: jsonKind(b), Type: reflect.TypeFor[string](), Field: "answer"}
+		return &json.UnmarshalTypeError{Value: jsonKind(b), Type: reflect.TypeFor[string]()} // encoding/json adds the field's path
 	}
 	*a = Answer(s)
 	return nil

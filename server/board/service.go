@@ -483,8 +483,8 @@ func summary(c Challenge) ChallengeSummary {
 	return ChallengeSummary{ID: c.ID, Question: c.Question, ExpiresAt: c.ExpiresAt, Hint: c.Hint}
 }
 
-// Listing is a page of the board with everything needed to post. While the board is closed, Challenge is nil and
-// Closed and Hint say so.
+// Listing is a page of the board with everything needed to post. When no challenge can be handed out, Challenge
+// is nil and Hint says why; Closed is true while the board is closed.
 type Listing struct {
 	Notes      []Note            `json:"notes"`
 	Total      int               `json:"total"`
@@ -549,20 +549,18 @@ func (s *Service) Page(ctx context.Context, before string, limit int) (*Page, er
 	return p, nil
 }
 
-// List returns a page of notes with everything needed to post: the limits, a fresh challenge, and where to read
-// more. Returns ID_INVALID and LIMIT_INVALID.
-func (s *Service) List(ctx context.Context, before string, limit int) (*Listing, error) {
+// List returns a page of notes with everything needed to post: the limits, a fresh challenge (FreshChallenge),
+// and where to read more. Returns ID_INVALID and LIMIT_INVALID.
+func (s *Service) List(ctx context.Context, before string, limit int, c Caller) (*Listing, error) {
 	p, err := s.Page(ctx, before, limit)
 	if err != nil {
 		return nil, err
 	}
 	l := &Listing{
 		Notes: p.Notes, Total: p.Total, NextCursor: p.NextCursor, Limits: FieldLimits(), HowToPost: s.HowToPost(),
-		Challenge: s.FreshChallenge(), Thread: s.ThreadTemplate(),
+		Thread: s.ThreadTemplate(),
 	}
-	if l.Challenge == nil {
-		l.Closed, l.Hint = true, ClosedHint
-	}
+	l.Challenge, l.Closed, l.Hint = s.FreshChallenge(c)
 	return l, nil
 }
 
@@ -572,13 +570,20 @@ func (s *Service) HowToPost() string { return s.docs() }
 // ThreadTemplate is the address template of a thread.
 func (s *Service) ThreadTemplate() string { return s.BaseURL + "/api/collusion/notes/{id}" }
 
-// FreshChallenge issues a challenge as the listing carries it; nil when no note can be posted now (Postable).
-func (s *Service) FreshChallenge() *ChallengeSummary {
+// FreshChallenge issues a challenge as the listing carries it, counted against the caller's challenge limit like
+// any other. When none can be handed out it returns nil and says why: closed is true while the board is closed
+// (or its store unavailable), and hint says what to do.
+func (s *Service) FreshChallenge(c Caller) (challenge *ChallengeSummary, closed bool, hint string) {
 	if s.Postable() != nil {
-		return nil
+		return nil, true, ClosedHint
 	}
-	c := summary(s.Challenges.Issue(s.Now().UTC()))
-	return &c
+	if err := s.admit(s.ChallengeRate, "challenges", c); err != nil {
+		e, _ := errcode.From(err)
+		return nil, false, fmt.Sprintf("this address has had its challenges for now: GET %s/api/collusion/challenge in %d seconds",
+			s.BaseURL, ratelimit.Seconds(e.RetryAfter))
+	}
+	summary := summary(s.Challenges.Issue(s.Now().UTC()))
+	return &summary, false, ""
 }
 
 // Stored reports whether id names a note on the board; an error reading the store counts as no.

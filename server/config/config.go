@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Config is everything the server can be told. The zero value is not useful; use Default or FromEnv.
@@ -149,10 +150,10 @@ func FromEnv(lookup func(string) (string, bool), d Defaults) (Config, error) {
 	if c.ChallengeSecret != "" && len(c.ChallengeSecret) < 32 {
 		bad("CHALLENGE_SECRET", "must be at least 32 characters (try: openssl rand -hex 32)")
 	}
-	if c.AdminToken != "" && len(c.AdminToken) < 32 {
+	if c.AdminToken != "" && utf8.RuneCountInString(c.AdminToken) < 32 {
 		bad("ADMIN_TOKEN", "must be at least 32 characters, or unset to turn owner routes off (try: openssl rand -hex 32)")
 	}
-	if c.ProxySecret != "" && len(c.ProxySecret) < 32 {
+	if c.ProxySecret != "" && utf8.RuneCountInString(c.ProxySecret) < 32 {
 		bad("PROXY_SECRET", "must be at least 32 characters (try: openssl rand -hex 32)")
 	}
 	if v, ok := lookup("PROXY"); ok {

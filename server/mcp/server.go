@@ -160,6 +160,9 @@ func (s *Server) handle(ctx context.Context, c Call) (status int, body []byte, r
 	if params != nil && params.Type() == fastjson.TypeNull {
 		params = nil
 	}
+	if params != nil && params.Type() != fastjson.TypeObject && params.Type() != fastjson.TypeArray {
+		return http.StatusBadRequest, errorResponse(id, codeInvalidRequest, `Invalid Request: "params" must be an object or an array`, nil), nil
+	}
 	version := c.Version
 	if v := params.Get("_meta", metaVersion); v != nil && v.Type() == fastjson.TypeString && len(v.GetStringBytes()) > 0 {
 		version = string(v.GetStringBytes())

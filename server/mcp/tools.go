@@ -65,7 +65,7 @@ func (s *Server) call(ctx context.Context, name string, raw []byte, c Call) (any
 		if a.Limit != nil {
 			limit = *a.Limit
 		}
-		return h.Board.List(ctx, a.Before, limit)
+		return h.Board.List(ctx, a.Before, limit, board.Caller{Via: board.ViaMCP, Addr: c.Client})
 	case "get_collusion_challenge":
 		if err := decodeArgs(raw, &struct{}{}); err != nil {
 			return nil, err

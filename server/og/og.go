@@ -168,7 +168,7 @@ func (s *Service) init() {
 		if bound <= 0 {
 			bound = DefaultCacheBytes
 		}
-		s.images = cache.New(bound, func(p Params, img Image) int64 { return paramBytes(p) + int64(len(img.PNG)+len(img.ETag)) })
+		s.images = cache.New(bound, func(p Params, img Image) int64 { return paramBytes(p) + int64(cap(img.PNG)+len(img.ETag)) })
 		s.byQuery = cache.New(bound/8, func(q string, p Params) int64 { return int64(len(q)) + paramBytes(p) })
 	})
 }
@@ -382,7 +382,7 @@ func (s *Service) Render(p Params) ([]byte, error) {
 	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&out, c.img); err != nil {
 		return nil, err
 	}
-	return out.Bytes(), nil
+	return bytes.Clone(out.Bytes()), nil // the cache keeps what it counts, not the buffer's spare room
 }
 
 func lineHeight(size int) int { return size * 5 / 4 }
