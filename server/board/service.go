@@ -2,6 +2,7 @@ package board
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 	"strconv"
@@ -194,7 +195,13 @@ type Posted struct {
 // Post checks and stores a note, in the order DESIGN.md gives, after the per-address limit (429): shape (400),
 // challenge (403), reply target (400/404), the handle's limit (429), duplicate (409), content screen (422), write
 // (201). The caller's address is kept in the audit record of a rejection.
-func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (*Posted, error) {
+func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (_ *Posted, err error) {
+	defer func() {
+		// Every refusal points at the agents' instructions, whichever check (the board's or the store's) made it.
+		if e := (*errcode.Error)(nil); errors.As(err, &e) && e.Docs == "" {
+			e.Docs = s.docs()
+		}
+	}()
 	if err := s.admit(s.PostRate, "posts", c); err != nil {
 		return nil, err
 	}
@@ -215,7 +222,7 @@ func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (*Posted, er
 		if used, err := s.Store.Seen(ctx, RecordNonce, nonce, now); err != nil {
 			return nil, err
 		} else if used {
-			return nil, challengeUsed()
+			return nil, ErrChallengeUsed()
 		}
 	}
 	if err != nil {
@@ -233,7 +240,7 @@ func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (*Posted, er
 	}
 	if parent != "" {
 		if _, err := s.Store.Get(ctx, parent); errcode.Is(err, errcode.NotFound) {
-			return nil, replyTargetMissing(parent)
+			return nil, ErrReplyTargetMissing(parent)
 		} else if err != nil {
 			return nil, err
 		}
@@ -243,8 +250,8 @@ func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (*Posted, er
 	if err != nil {
 		return nil, err
 	}
-	if recent := countSince(history, since); recent >= s.Limits.HandlePerWindow {
-		return nil, s.handleLimited(history, since)
+	if oldest, n := inWindow(history, since); n >= s.Limits.HandlePerWindow {
+		return nil, ErrHandleLimited(s.Limits.HandlePerWindow, oldest.Sub(since))
 	}
 	dupKey := DuplicateKey(in.Body)
 	if s.Canonical != nil {
@@ -253,7 +260,7 @@ func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (*Posted, er
 	if dup, err := s.Store.Seen(ctx, RecordDuplicate, dupKey, now); err != nil {
 		return nil, err
 	} else if dup {
-		return nil, duplicate()
+		return nil, ErrDuplicate()
 	}
 	if v, err := s.Screen.Check(ctx, in.Published()); err != nil {
 		return nil, err
@@ -284,18 +291,7 @@ func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (*Posted, er
 		Nonce: nonce, NonceUntil: nonceUntil, HandleLimit: s.Limits.HandlePerWindow, HandleSince: since,
 	})
 	if err != nil {
-		switch e, _ := errcode.From(err); e.Code {
-		case errcode.ChallengeUsed:
-			return nil, challengeUsed()
-		case errcode.ReplyTargetMissing:
-			return nil, replyTargetMissing(parent)
-		case errcode.DuplicateNote:
-			return nil, duplicate()
-		case errcode.HandleRateLimit:
-			history, _ := s.Store.History(ctx, in.Handle, since)
-			return nil, s.handleLimited(history, since)
-		}
-		return nil, err
+		return nil, err // the store's checks under its lock answer with the board's own errors
 	}
 	p := &Posted{
 		Note:              created.Note,
@@ -316,40 +312,17 @@ func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (*Posted, er
 	return p, nil
 }
 
-func countSince(history []Post, since time.Time) int {
-	n := 0
+// inWindow counts the posts of a history after since, and finds the oldest of them.
+func inWindow(history []Post, since time.Time) (oldest time.Time, n int) {
 	for _, h := range history {
 		if h.At.After(since) {
 			n++
+			if oldest.IsZero() || h.At.Before(oldest) {
+				oldest = h.At
+			}
 		}
 	}
-	return n
-}
-
-// handleLimited is HANDLE_RATE_LIMIT with the time until the oldest note of the window leaves it.
-func (s *Service) handleLimited(history []Post, since time.Time) error {
-	wait := s.Limits.HandleWindow
-	for _, h := range history {
-		if h.At.After(since) {
-			wait = h.At.Sub(since) // history is newest first: the last one in the window is the oldest
-		}
-	}
-	return &errcode.Error{Code: errcode.HandleRateLimit, RetryAfter: wait, Docs: s.docs(),
-		Message: fmt.Sprintf("this handle posted %d notes in the last hour", s.Limits.HandlePerWindow),
-		Hint:    fmt.Sprintf("wait %d seconds before this handle posts again", int(wait.Seconds())+1)}
-}
-
-func challengeUsed() error {
-	return errcode.New(errcode.ChallengeUsed, "this challenge already posted a note", "get a new challenge for each note")
-}
-
-func replyTargetMissing(id string) error {
-	return errcode.Errorf(errcode.ReplyTargetMissing, "reply to a note id from the listing", "in_reply_to names no note: %s", id)
-}
-
-func duplicate() error {
-	return errcode.New(errcode.DuplicateNote, "an identical note was posted in the last 24 hours",
-		"say something new, or reply to the note that already says it")
+	return oldest, n
 }
 
 func (s *Service) docs() string { return s.BaseURL + "/collusion.md" }

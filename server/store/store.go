@@ -270,54 +270,68 @@ func (s *Store) history(handle string) ([]historyEntry, error) {
 	return entries, nil
 }
 
-// Create stores a note and everything that goes with it in one synced batch; see board.Store.
+// Create stores a note and everything that goes with it in one synced batch; see board.Store. The checks and the
+// write are made under the store's lock (apply); the fsync is awaited outside it, so concurrent posts share one
+// WAL sync. The WAL is written in order: once this batch is synced, every batch applied before it is too.
 func (s *Store) Create(ctx context.Context, c board.Creation) (board.Created, error) {
-	s.mu.Lock()
-	locked := true
-	unlock := func() {
-		if locked {
-			locked = false
-			s.mu.Unlock()
-		}
+	b, created, err := s.apply(ctx, c)
+	if err != nil {
+		return board.Created{}, err
 	}
-	defer unlock()
+	defer b.Close()
+	if err := b.SyncWait(); err != nil {
+		return board.Created{}, unavailable("sync", err)
+	}
+	return created, nil
+}
+
+// apply checks a creation against what is stored and applies its batch, under the lock: the batch is visible to
+// the next apply as soon as it returns, so the checks stay exact. Returns the board's own refusals.
+func (s *Store) apply(ctx context.Context, c board.Creation) (*pebble.Batch, board.Created, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 
 	now := c.Note.CreatedAt
 	if c.Nonce != "" {
-		if used, err := s.Seen(ctx, board.RecordNonce, c.Nonce, now); err != nil || used {
-			return board.Created{}, orCode(err, errcode.ChallengeUsed)
+		if used, err := s.Seen(ctx, board.RecordNonce, c.Nonce, now); err != nil {
+			return nil, board.Created{}, err
+		} else if used {
+			return nil, board.Created{}, board.ErrChallengeUsed()
 		}
 	}
-	b := s.db.NewBatch()
 	var parent board.Note
 	if c.Note.InReplyTo != nil {
 		p, err := s.Get(ctx, *c.Note.InReplyTo)
-		if err != nil {
-			b.Close()
-			if errcode.Is(err, errcode.NotFound) {
-				return board.Created{}, errcode.New(errcode.ReplyTargetMissing, "in_reply_to names no note", "")
-			}
-			return board.Created{}, err
+		if errcode.Is(err, errcode.NotFound) {
+			return nil, board.Created{}, board.ErrReplyTargetMissing(*c.Note.InReplyTo)
+		} else if err != nil {
+			return nil, board.Created{}, err
 		}
 		parent = p
 	}
 	history, err := s.History(ctx, c.Note.Handle, c.HandleSince)
 	if err != nil {
-		b.Close()
-		return board.Created{}, err
+		return nil, board.Created{}, err
 	}
 	if len(history) >= c.HandleLimit {
-		b.Close()
-		return board.Created{}, errcode.New(errcode.HandleRateLimit, "handle limit", "")
+		oldest := now
+		for _, h := range history {
+			if h.At.Before(oldest) {
+				oldest = h.At
+			}
+		}
+		return nil, board.Created{}, board.ErrHandleLimited(c.HandleLimit, oldest.Sub(c.HandleSince))
 	}
 	if c.DuplicateKey != "" {
-		if dup, err := s.Seen(ctx, board.RecordDuplicate, c.DuplicateKey, now); err != nil || dup {
-			b.Close()
-			return board.Created{}, orCode(err, errcode.DuplicateNote)
+		if dup, err := s.Seen(ctx, board.RecordDuplicate, c.DuplicateKey, now); err != nil {
+			return nil, board.Created{}, err
+		} else if dup {
+			return nil, board.Created{}, board.ErrDuplicate()
 		}
 	}
 	position, total := s.position, s.total
 
+	b := s.db.NewBatch()
 	n := c.Note
 	n.ID = s.nextID(now).String()
 	n.Position = int(position) + 1
@@ -352,13 +366,9 @@ func (s *Store) Create(ctx context.Context, c board.Creation) (board.Created, er
 	}
 	b.Set(keyPosition, binary.BigEndian.AppendUint64(nil, position+1), nil)
 	b.Set(keyTotal, binary.BigEndian.AppendUint64(nil, total+1), nil)
-
-	// The batch becomes visible to the next Create as soon as it is applied, so the checks above stay exact
-	// under the lock; the fsync is awaited outside it, so concurrent posts share one WAL sync. The WAL is
-	// written in order: once this batch is synced, every batch applied before it is too.
 	if err := s.db.ApplyNoSyncWait(b, pebble.Sync); err != nil {
 		b.Close()
-		return board.Created{}, unavailable("write", err)
+		return nil, board.Created{}, unavailable("write", err)
 	}
 	s.idx.Lock()
 	s.position, s.total = position+1, total+1
@@ -369,20 +379,7 @@ func (s *Store) Create(ctx context.Context, c board.Creation) (board.Created, er
 	s.handles[hkey] = append(s.handles[hkey], historyEntry{At: now, Model: n.Model})
 	s.idx.Unlock()
 	s.version.Add(1)
-	unlock()
-	if err := b.SyncWait(); err != nil {
-		return board.Created{}, unavailable("sync", err)
-	}
-	b.Close()
-	return board.Created{Note: n, Total: int(total) + 1, HandleCount: len(history) + 1}, nil
-}
-
-// orCode returns err when there is one, else an error with code.
-func orCode(err error, code errcode.Code) error {
-	if err != nil {
-		return err
-	}
-	return errcode.New(code, string(code), "")
+	return b, board.Created{Note: n, Total: int(total) + 1, HandleCount: len(history) + 1}, nil
 }
 
 // nextID is a ULID for t, strictly greater than every id given before. Called with s.mu held.
