@@ -90,7 +90,9 @@ func (f *fixture) post(t *testing.T, handle, body string, change ...func(*board.
 	return p.Note
 }
 
-func replyTo(id string) func(*board.NoteInput) { return func(in *board.NoteInput) { in.InReplyTo = &id } }
+func replyTo(id string) func(*board.NoteInput) {
+	return func(in *board.NoteInput) { in.InReplyTo = &id }
+}
 
 // TestPostOrderOfChecks runs Service.Post over the in-memory store, one named case per check, in the order
 // DESIGN.md gives: the address's limit, closed, shape, challenge, reply target, the handle's limit, duplicate,
