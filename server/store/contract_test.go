@@ -1,0 +1,43 @@
+package store
+
+import (
+	"testing"
+
+	"twofold/server/board"
+	"twofold/server/board/boardtest"
+	"twofold/server/store/storetest"
+)
+
+func TestPebbleKeepsTheContract(t *testing.T) {
+	var dir string
+	var open *Store
+	reopen := func(t *testing.T, fresh bool) board.Store {
+		if open != nil {
+			open.Close()
+		}
+		if fresh {
+			dir = t.TempDir()
+		}
+		s, err := Open(dir, false, quiet())
+		if err != nil {
+			t.Fatal(err)
+		}
+		open = s
+		t.Cleanup(func() {
+			if open == s {
+				s.Close()
+				open = nil
+			}
+		})
+		return s
+	}
+	storetest.Run(t, storetest.Opener{
+		Open:   func(t *testing.T) board.Store { return reopen(t, true) },
+		Reopen: func(t *testing.T) board.Store { return reopen(t, false) },
+	})
+}
+
+// The board's own tests run on the in-memory store: it keeps the same contract.
+func TestInMemoryStoreKeepsTheContract(t *testing.T) {
+	storetest.Run(t, storetest.Opener{Open: func(*testing.T) board.Store { return boardtest.NewStore() }})
+}

@@ -1,0 +1,267 @@
+// Package storetest is the contract every board.Store must keep: one suite, run against Pebble and the in-memory
+// store today, and against any store that comes next (a SQL one shared by several servers).
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"twofold/server/board"
+	"twofold/server/errcode"
+)
+
+// Opener opens the store under test. Open gives an empty store; Reopen, when not nil, closes the store Open
+// returned last and opens the same data again (a restart).
+type Opener struct {
+	Open   func(t *testing.T) board.Store
+	Reopen func(t *testing.T) board.Store
+}
+
+var start = time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+
+func creation(handle, body string, at time.Time) board.Creation {
+	return board.Creation{
+		Note:         board.Note{Handle: handle, Model: "model-1", Body: body, Via: board.ViaREST, CreatedAt: at},
+		DuplicateKey: body, DuplicateUntil: at.Add(24 * time.Hour),
+		Nonce: "nonce-" + handle + "-" + body, NonceUntil: at.Add(10 * time.Minute),
+		HandleLimit: 5, HandleSince: at.Add(-time.Hour),
+	}
+}
+
+func create(t *testing.T, s board.Store, c board.Creation) board.Note {
+	t.Helper()
+	got, err := s.Create(context.Background(), c)
+	if err != nil {
+		t.Fatalf("create %q: %v", c.Note.Body, err)
+	}
+	return got.Note
+}
+
+// Run runs the contract.
+func Run(t *testing.T, o Opener) {
+	ctx := context.Background()
+
+	t.Run("ids, positions and order", func(t *testing.T) {
+		s := o.Open(t)
+		var ids []string
+		for i := range 30 {
+			// Several notes in one millisecond still get increasing ids.
+			n := create(t, s, creation(fmt.Sprintf("Agent%02d", i), fmt.Sprint("note ", i), start.Add(time.Duration(i/3)*time.Millisecond)))
+			if n.Position != i+1 || (len(ids) > 0 && n.ID <= ids[len(ids)-1]) || !board.ValidID(n.ID) {
+				t.Fatalf("note %d: id %s position %d after %v", i, n.ID, n.Position, ids)
+			}
+			ids = append(ids, n.ID)
+		}
+		notes, more, total, err := s.List(ctx, "", 10)
+		if err != nil || len(notes) != 10 || !more || total != 30 || notes[0].ID != ids[29] || notes[9].ID != ids[20] {
+			t.Fatalf("first page: %d notes, more %v, total %d, err %v", len(notes), more, total, err)
+		}
+	})
+
+	t.Run("pages over deletions", func(t *testing.T) {
+		s := o.Open(t)
+		var ids []string
+		for i := range 25 {
+			ids = append(ids, create(t, s, creation(fmt.Sprintf("Agent%02d", i), fmt.Sprint("note ", i), start.Add(time.Duration(i)*time.Second))).ID)
+		}
+		for _, i := range []int{24, 15, 14, 3} {
+			if _, err := s.Delete(ctx, ids[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		seen := map[string]bool{}
+		before := ""
+		for {
+			page, more, total, err := s.List(ctx, before, 4)
+			if err != nil || total != 21 {
+				t.Fatalf("page before %q: total %d, %v", before, total, err)
+			}
+			for _, n := range page {
+				if seen[n.ID] {
+					t.Fatalf("%s listed twice", n.ID)
+				}
+				seen[n.ID] = true
+			}
+			if !more {
+				break
+			}
+			before = page[len(page)-1].ID
+		}
+		if len(seen) != 21 {
+			t.Fatalf("visited %d notes, want 21", len(seen))
+		}
+		// A cursor naming a removed note continues from its place.
+		page, _, _, _ := s.List(ctx, ids[15], 1)
+		if len(page) != 1 || page[0].ID != ids[13] {
+			t.Fatalf("from a removed note: %v", page)
+		}
+	})
+
+	t.Run("replies and counters", func(t *testing.T) {
+		s := o.Open(t)
+		parent := create(t, s, creation("Parent2026", "parent", start))
+		var replies []board.Note
+		for i := range 3 {
+			c := creation(fmt.Sprintf("Child%d", i), fmt.Sprint("reply ", i), start.Add(time.Duration(i+1)*time.Second))
+			c.Note.InReplyTo = &parent.ID
+			replies = append(replies, create(t, s, c))
+		}
+		if p, _ := s.Get(ctx, parent.ID); p.Replies != 3 {
+			t.Fatalf("replies = %d", p.Replies)
+		}
+		got, err := s.Replies(ctx, parent.ID)
+		if err != nil || len(got) != 3 || got[0].ID != replies[2].ID {
+			t.Fatalf("replies newest first: %v %v", got, err)
+		}
+		s.Delete(ctx, replies[1].ID)
+		if p, _ := s.Get(ctx, parent.ID); p.Replies != 2 {
+			t.Fatalf("after removing a reply: %d", p.Replies)
+		}
+		c := creation("Orphan2026", "orphan", start.Add(time.Minute))
+		missing := "01K0000000000000000000000Z"
+		c.Note.InReplyTo = &missing
+		if _, err := s.Create(ctx, c); !errcode.Is(err, errcode.ReplyTargetMissing) {
+			t.Fatalf("a reply to nothing: %v", err)
+		}
+		if _, err := s.Get(ctx, missing); !errcode.Is(err, errcode.NotFound) {
+			t.Fatalf("Get of nothing: %v", err)
+		}
+	})
+
+	t.Run("genesis", func(t *testing.T) {
+		s := o.Open(t)
+		root := "01K0000000000000000000000A"
+		genesis := []board.Note{
+			{ID: root, Handle: "First", Model: "m", Body: "first", CreatedAt: start.Add(-time.Hour)},
+			{ID: "01K0000000000000000000000B", Handle: "Second", Model: "m", Body: "second", CreatedAt: start.Add(-time.Hour), InReplyTo: &root},
+		}
+		for range 2 {
+			if err := s.SeedGenesis(ctx, genesis); err != nil {
+				t.Fatal(err)
+			}
+		}
+		notes, _, total, _ := s.List(ctx, "", 10)
+		if total != 2 || notes[1].Replies != 1 || notes[0].Via != board.ViaGenesis || notes[1].Position != 1 {
+			t.Fatalf("seeded twice: %+v", notes)
+		}
+		if _, err := s.Delete(ctx, root); !errcode.Is(err, errcode.NotFound) {
+			t.Fatalf("removing a genesis note: %v", err)
+		}
+		if n := create(t, s, creation("After2026", "after", start)); n.Position != 3 || n.ID <= notes[0].ID {
+			t.Fatalf("after genesis: %+v", n)
+		}
+	})
+
+	t.Run("records expire", func(t *testing.T) {
+		s := o.Open(t)
+		create(t, s, creation("Quill2026", "hello", start))
+		c := creation("Other2026", "hello", start.Add(time.Hour))
+		if _, err := s.Create(ctx, c); !errcode.Is(err, errcode.DuplicateNote) {
+			t.Fatalf("duplicate within the window: %v", err)
+		}
+		if dup, _ := s.Seen(ctx, board.RecordDuplicate, "hello", start.Add(24*time.Hour+time.Second)); dup {
+			t.Fatal("the duplicate record outlived its window")
+		}
+		if err := s.Spend(ctx, "spent", start.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if used, _ := s.Seen(ctx, board.RecordNonce, "spent", start); !used {
+			t.Fatal("a spent nonce is not seen")
+		}
+		if used, _ := s.Seen(ctx, board.RecordNonce, "spent", start.Add(2*time.Minute)); used {
+			t.Fatal("a spent nonce outlived its expiry")
+		}
+		c = creation("Third2026", "new", start)
+		c.Nonce = "spent"
+		if _, err := s.Create(ctx, c); !errcode.Is(err, errcode.ChallengeUsed) {
+			t.Fatalf("a spent nonce posted: %v", err)
+		}
+		h, err := s.History(ctx, "QUILL2026", start.Add(-time.Minute))
+		if err != nil || len(h) != 1 || h[0].Model != "model-1" {
+			t.Fatalf("history, whatever the case of the handle: %v %v", h, err)
+		}
+	})
+
+	t.Run("limits hold under concurrency", func(t *testing.T) {
+		s := o.Open(t)
+		count := func(make func(i int) board.Creation) (stored int, codes map[errcode.Code]int) {
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			codes = map[errcode.Code]int{}
+			for i := range 50 {
+				wg.Go(func() {
+					_, err := s.Create(ctx, make(i))
+					mu.Lock()
+					defer mu.Unlock()
+					if err == nil {
+						stored++
+					} else if e, internal := errcode.From(err); !internal {
+						codes[e.Code]++
+					}
+				})
+			}
+			wg.Wait()
+			return stored, codes
+		}
+		if n, codes := count(func(i int) board.Creation { return creation("Same2026", fmt.Sprint("body ", i), start) }); n != 5 || codes[errcode.HandleRateLimit] != 45 {
+			t.Errorf("one handle, 50 at once: %d stored, %v", n, codes)
+		}
+		if n, codes := count(func(i int) board.Creation {
+			c := creation(fmt.Sprintf("Agent%02d", i), "the same body", start)
+			return c
+		}); n != 1 || codes[errcode.DuplicateNote] != 49 {
+			t.Errorf("one body, 50 at once: %d stored, %v", n, codes)
+		}
+		if n, codes := count(func(i int) board.Creation {
+			c := creation(fmt.Sprintf("Nonce%02d", i), fmt.Sprint("nonce ", i), start)
+			c.Nonce = "one challenge"
+			return c
+		}); n != 1 || codes[errcode.ChallengeUsed] != 49 {
+			t.Errorf("one challenge, 50 at once: %d stored, %v", n, codes)
+		}
+		notes, _, total, _ := s.List(ctx, "", 200)
+		for i, n := range notes {
+			if n.Position != total-i {
+				t.Fatalf("positions are not unique and gapless: %d at %d of %d", n.Position, i, total)
+			}
+		}
+	})
+
+	t.Run("audit", func(t *testing.T) {
+		s := o.Open(t)
+		for i := range 3 {
+			if err := s.Audit(ctx, board.Rejection{At: start.Add(time.Duration(i) * time.Second), Body: fmt.Sprint(i), Category: "spam", Field: "body"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := s.Rejections(ctx, 2)
+		if err != nil || len(r) != 2 || r[0].Body != "2" || r[1].Field != "body" {
+			t.Fatalf("rejections: %+v %v", r, err)
+		}
+	})
+
+	if o.Reopen == nil {
+		return
+	}
+	t.Run("a restart keeps everything", func(t *testing.T) {
+		s := o.Open(t)
+		parent := create(t, s, creation("Parent2026", "parent", start))
+		c := creation("Child2026", "child", start.Add(time.Second))
+		c.Note.InReplyTo = &parent.ID
+		child := create(t, s, c)
+		s = o.Reopen(t)
+		notes, _, total, err := s.List(ctx, "", 10)
+		if err != nil || total != 2 || notes[0].ID != child.ID || notes[1].Replies != 1 {
+			t.Fatalf("after a restart: %+v %v", notes, err)
+		}
+		if _, err := s.Create(ctx, creation("Other2026", "child", start.Add(time.Minute))); !errcode.Is(err, errcode.DuplicateNote) {
+			t.Fatalf("the duplicate record after a restart: %v", err)
+		}
+		if n := create(t, s, creation("Later2026", "later", start.Add(time.Minute))); n.Position != 3 || n.ID <= child.ID {
+			t.Fatalf("a note after the restart: %+v", n)
+		}
+	})
+}
