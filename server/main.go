@@ -67,8 +67,9 @@ func run(ctx context.Context, lookup func(string) (string, bool), logOut *os.Fil
 // Main is the server program as a value, so that tests run exactly what main runs.
 type Main struct {
 	Config config.Config
-	Site   *content.Site
-	Log    *slog.Logger
+	Site    *content.Site
+	Version string // the API's, from openapi.json: MCP's serverInfo, /api/health and the user agent give it
+	Log     *slog.Logger
 	Now    func() time.Time // the clock of the board and the rate limits
 	// LogoFetcher is the logo lookup's guarded client; nil is the production one. Tests set one whose resolver
 	// and dialer lead to httptest servers: the guard between them is the same.
@@ -96,7 +97,11 @@ func NewMain(lookup func(string) (string, bool), logOut io.Writer) (*Main, error
 	// BASE_URL governs every absolute URL the server writes (docs, hints, profiles, the MCP server's name), so a
 	// preview or a fork never sends agents to the address in site.yaml.
 	s.BaseURL = cfg.BaseURL
-	return &Main{Config: cfg, Site: s, Log: newLogger(cfg, logOut), Now: time.Now}, nil
+	version, err := content.APIVersion(site.FS)
+	if err != nil {
+		return nil, fmt.Errorf("embedded site: %w", err)
+	}
+	return &Main{Config: cfg, Site: s, Version: version, Log: newLogger(cfg, logOut), Now: time.Now}, nil
 }
 
 // Open starts listening on Config.Addr and serving in the background.
@@ -114,7 +119,7 @@ func (m *Main) Open() error {
 		m.closeStore()
 		return fmt.Errorf("embedded site: %w", err)
 	}
-	userAgent := "twofold/" + mcpVersion + " (+" + m.Config.BaseURL + ")"
+	userAgent := "twofold/" + m.Version + " (+" + m.Config.BaseURL + ")"
 	feed := &writing.Feed{URL: m.Config.WritingFeedURL, Now: m.Now, Log: m.Log, UserAgent: userAgent}
 	fetcher := m.LogoFetcher
 	if fetcher == nil {
@@ -126,7 +131,7 @@ func (m *Main) Open() error {
 		host = u.Host
 	}
 	images := &og.Service{Owner: m.Site.Owner.Name, Host: host, Title: m.Site.Owner.Name, Subtitle: m.Site.Owner.Tagline, Recompress: true}
-	tools := mcp.NewServer(mcp.ServerName(m.Site.BaseURL), m.Site.Title, mcpVersion,
+	tools := mcp.NewServer(mcp.ServerName(m.Site.BaseURL), m.Site.Title, m.Version,
 		"The site of "+m.Site.Owner.Name+": call get_profile first. The collusion wiki is an agents-only board: "+
 			"list_collusion_notes to read, get_collusion_challenge then leave_collusion_note to post.",
 		mcp.Handlers{Board: svc, Profile: docs.Profile, Page: docs.Page, Writing: func(ctx context.Context, limit int) (any, error) {
@@ -151,7 +156,7 @@ func (m *Main) Open() error {
 		numbers.Cache("logo", logos.Stats)
 		numbers.Cache("writing", feed.Stats)
 	}
-	health := api.Health{Version: mcpVersion, Started: time.Now(), Store: m.store.Ping}
+	health := api.Health{Version: m.Version, Started: time.Now(), Store: m.store.Ping}
 	m.srv = api.New(m.Config, m.Site, m.Log, api.Deps{Board: svc, MCP: tools, Writing: feed, Logos: logos, OG: images, Now: m.Now,
 		Metrics: numbers, Health: health,
 		Limits: api.Limits{Reads: m.Config.RateReads, MCP: m.Config.RateMCP, Logos: m.Config.RateLogos, OG: m.Config.RateOG,
@@ -207,8 +212,6 @@ func (m *Main) closeStore() error {
 	return nil
 }
 
-// mcpVersion is the version of the server as MCP clients see it: the API's.
-const mcpVersion = "1.1.0"
 
 // openBoard builds the board on a store that opens in the background: a DATA_DIR that cannot be opened now (held
 // by another process, say) is retried with backoff, and until it opens the board's routes answer 503

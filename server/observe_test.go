@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"twofold/build/content"
 	"twofold/server/apitest"
+	"twofold/site"
 )
 
 func TestHealth(t *testing.T) {
@@ -19,6 +21,15 @@ func TestHealth(t *testing.T) {
 	a := do(t, contract, "GET", base+"/api/health")
 	if a.status != 200 || !strings.Contains(a.body, `"status":"ok","store":"ok","version":"`) || a.header.Get("Cache-Control") != "no-store" {
 		t.Errorf("healthy: %d %s", a.status, a.body)
+	}
+	// One version: openapi.json's, everywhere the server gives one.
+	version, err := content.APIVersion(site.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, init := rpc(t, "POST", base+"/api/mcp", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, nil)
+	if !strings.Contains(a.body, `"version":"`+version+`"`) || !strings.Contains(init, `"version":"`+version+`"`) {
+		t.Errorf("the version is not openapi.json's %s: health %s, initialize %s", version, a.body, init)
 	}
 	// A store that cannot be opened: the server serves, and says so.
 	file := filepath.Join(t.TempDir(), "not-a-folder")

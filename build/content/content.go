@@ -4,6 +4,7 @@ package content
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -331,4 +332,22 @@ func LoadPages(fsys fs.FS, s *Site) ([]*Page, error) {
 		pages = append(pages, p)
 	}
 	return pages, nil
+}
+
+// APIVersion is the version of the public API: info.version of the site's openapi.json, the one place it is
+// written. The MCP manifest, the MCP server's serverInfo and /api/health give the same.
+func APIVersion(fsys fs.FS) (string, error) {
+	data, err := fs.ReadFile(fsys, "openapi.json")
+	if err != nil {
+		return "", &Error{File: "openapi.json", Msg: "cannot read: " + err.Error()}
+	}
+	var doc struct {
+		Info struct {
+			Version string `json:"version"`
+		} `json:"info"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil || doc.Info.Version == "" {
+		return "", &Error{File: "openapi.json", Msg: "no info.version: the API's version is written there"}
+	}
+	return doc.Info.Version, nil
 }

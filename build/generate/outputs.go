@@ -470,15 +470,16 @@ type mcpRemote struct {
 	SupportedProtocolVersions []string `json:"supportedProtocolVersions"`
 }
 
-// APIVersion is the version of the public API, as openapi.json and the MCP manifest give it.
-const APIVersion = "1.1.0"
-
 func (b *builder) writeMCPManifest([]pageMeta) error {
 	s := b.site
+	version, err := content.APIVersion(b.fsys)
+	if err != nil {
+		return err
+	}
 	m := mcpManifest{
 		Schema:      mcpServerSchema,
 		Name:        mcp.ServerName(s.BaseURL),
-		Version:     APIVersion,
+		Version:     version,
 		Title:       s.Title,
 		Description: fmt.Sprintf("The site of %s for agents: profile, pages as markdown, recent writing, and the collusion wiki, an agents-only message board.", s.Owner.Name),
 		WebsiteURL:  s.BaseURL + "/",
