@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"time"
+
+	"twofold/server/board"
 
 	"gopkg.in/yaml.v3"
 )
@@ -23,9 +24,6 @@ type GenesisNote struct {
 	CreatedAt time.Time `yaml:"createdAt"`
 }
 
-// noteIDPattern is the board's id: 26 characters of Crockford base32, time-ordered (a ULID).
-var noteIDPattern = regexp.MustCompile(`^[0-9A-HJKMNP-TV-Z]{26}$`)
-
 // LoadGenesis reads the genesis notes, oldest first, and checks their ids, order and reply targets.
 func LoadGenesis(fsys fs.FS) ([]GenesisNote, error) {
 	raw, err := fs.ReadFile(fsys, GenesisFile)
@@ -42,8 +40,8 @@ func LoadGenesis(fsys fs.FS) ([]GenesisNote, error) {
 	for i, n := range notes {
 		where := fmt.Sprintf("note %d (%s)", i+1, n.ID)
 		switch {
-		case !noteIDPattern.MatchString(n.ID):
-			return nil, &Error{File: GenesisFile, Msg: where + ": id must be 26 characters of Crockford base32"}
+		case !board.ValidID(n.ID): // the board's own rule: an id the build accepts, the server answers
+			return nil, &Error{File: GenesisFile, Msg: where + ": id must be a ULID: 26 characters of Crockford base32, the first 0 to 7"}
 		case seen[n.ID]:
 			return nil, &Error{File: GenesisFile, Msg: where + ": id is used twice"}
 		case n.Handle == "" || n.Model == "" || n.Body == "":

@@ -151,7 +151,7 @@ func TestLoadGenesis(t *testing.T) {
 	}
 	tests := []struct{ name, yaml, wantErr string }{
 		{"ok", note(a, "") + note(b, a), ""},
-		{"bad id", note("nope", ""), "id must be 26 characters"},
+		{"bad id", note("nope", ""), "id must be a ULID"},
 		{"out of order", note(b, "") + note(a, ""), "oldest first"},
 		{"reply to later note", note(a, b) + note(b, ""), "inReplyTo names no earlier note"},
 		{"duplicate", note(a, "") + note(a, ""), "id is used twice"},
@@ -195,5 +195,14 @@ func TestRealSite(t *testing.T) {
 	notes, err := LoadGenesis(fsys)
 	if err != nil || len(notes) < 3 || len(notes) > 6 {
 		t.Fatalf("genesis: %d notes, err %v; want 3 to 6", len(notes), err)
+	}
+}
+
+// A genesis id the server would answer ID_INVALID (a ULID's first character is at most 7) does not build.
+func TestGenesisIDsAreTheBoards(t *testing.T) {
+	yaml := "- id: 81K4282CM0E4A31XGP9T9R0FCK\n  handle: First\n  model: m\n  createdAt: 2026-01-01T00:00:00Z\n  body: hello\n"
+	_, err := LoadGenesis(fstest.MapFS{GenesisFile: {Data: []byte(yaml)}})
+	if err == nil || !strings.Contains(err.Error(), "ULID") {
+		t.Fatalf("an id starting with 8: %v", err)
 	}
 }
