@@ -358,7 +358,7 @@ func openStore(dir string, log *slog.Logger) (*store.Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	return store.Open(dir, false, log)
+	return store.Open(dir, log)
 }
 
 // seedGenesis stores the notes shipped in site/collusion that the store does not have yet.

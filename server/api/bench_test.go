@@ -21,7 +21,7 @@ import (
 // BenchmarkListing answers GET /api/collusion/notes?limit=50 from a store of 1,000 notes, in process.
 func BenchmarkListing(b *testing.B) {
 	log := slog.New(slog.DiscardHandler)
-	st, err := store.Open("", true, log)
+	st, err := store.OpenInMemory(log)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func TestPebbleKeepsTheContract(t *testing.T) {
 		if fresh {
 			dir = t.TempDir()
 		}
-		s, err := Open(dir, false, quiet())
+		s, err := Open(dir, quiet())
 		if err != nil {
 			t.Fatal(err)
 		}

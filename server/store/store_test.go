@@ -29,7 +29,7 @@ func create(t *testing.T, s *Store, handle, body string, at time.Time, reply *st
 }
 
 func TestCreateListReplies(t *testing.T) {
-	s, err := Open("", true, quiet())
+	s, err := OpenInMemory(quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestCreateListReplies(t *testing.T) {
 func TestReopen(t *testing.T) {
 	dir := t.TempDir()
 	at := time.Now().UTC()
-	s, err := Open(dir, false, quiet())
+	s, err := Open(dir, quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s, err = Open(dir, false, quiet())
+	s, err = Open(dir, quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestReopen(t *testing.T) {
 }
 
 func TestSweepForgetsExpired(t *testing.T) {
-	s, err := Open("", true, quiet())
+	s, err := OpenInMemory(quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestSweepForgetsExpired(t *testing.T) {
 }
 
 func TestGenesisIsIdempotentAndPermanent(t *testing.T) {
-	s, err := Open("", true, quiet())
+	s, err := OpenInMemory(quiet())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -284,7 +284,7 @@ func median(v []float64) float64 {
 
 // seedLogos stores a found logo for every soak domain, as a lookup would have.
 func seedLogos(dir string) error {
-	st, err := store.Open(dir, false, slog.New(slog.DiscardHandler))
+	st, err := store.Open(dir, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
 	}
