@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -16,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"twofold/build/content"
+	"twofold/server/content"
 	"twofold/server/api"
 	"twofold/server/board"
 	"twofold/server/challenge"
@@ -26,7 +25,6 @@ import (
 	"twofold/server/mcp"
 	"twofold/server/metrics"
 	"twofold/server/og"
-	"twofold/server/pages"
 	"twofold/server/ratelimit"
 	"twofold/server/screen"
 	"twofold/server/store"
@@ -113,7 +111,7 @@ func (m *Main) Open() error {
 	m.ln = ln
 	m.warnings()
 	svc := m.openBoard()
-	docs, err := pages.Load(site.FS, m.Site, m.Config.PublicDir)
+	docs, err := content.LoadMirrors(site.FS, m.Site, m.Config.PublicDir)
 	if err != nil {
 		ln.Close()
 		m.closeStore()
@@ -126,21 +124,10 @@ func (m *Main) Open() error {
 		fetcher = &logo.Fetcher{UserAgent: userAgent}
 	}
 	logos := &logo.Service{Fetcher: fetcher, Cache: m.store, Services: m.Config.LogoServices, Now: m.Now, Log: m.Log}
-	host := m.Config.BaseURL
-	if u, err := url.Parse(host); err == nil && u.Host != "" {
-		host = u.Host
-	}
-	images := &og.Service{Owner: m.Site.Owner.Name, Host: host, Title: m.Site.Owner.Name, Subtitle: m.Site.Owner.Tagline, Recompress: true}
-	tools := mcp.NewServer(mcp.ServerName(m.Site.BaseURL), m.Site.Title, m.Version,
-		"The site of "+m.Site.Owner.Name+": call get_profile first. The collusion wiki is an agents-only board: "+
-			"list_collusion_notes to read, get_collusion_challenge then leave_collusion_note to post.",
-		mcp.Handlers{Board: svc, Profile: docs.Profile, Page: docs.Page, Writing: func(ctx context.Context, limit int) (any, error) {
-			posts, err := feed.Posts(ctx, limit)
-			if err != nil {
-				return nil, err
-			}
-			return map[string]any{"posts": posts}, nil
-		}})
+	images := &og.Service{Owner: m.Site.Owner.Name, Host: m.Site.Host(), Title: m.Site.Owner.Name, Subtitle: m.Site.Owner.Tagline, Recompress: true}
+	tools := mcp.NewServer(mcp.Site{BaseURL: m.Site.BaseURL, Title: m.Site.Title, Owner: m.Site.Owner.Name, Version: m.Version,
+		Pages: m.Site.Pages, WritingPage: m.Site.WritingPage},
+		mcp.Handlers{Board: svc, Profile: docs.Profile, Page: docs.Page, Writing: feed.Posts})
 	var numbers *metrics.Metrics
 	if m.Config.MetricsAddr != "" {
 		numbers = metrics.New()

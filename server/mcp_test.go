@@ -35,7 +35,7 @@ func connect(t *testing.T, base, version string) *sdk.ClientSession {
 // outputSchemas compiles every tool's outputSchema from the catalogue the server lists.
 var outputSchemas = func() map[string]*jsonschema.Schema {
 	out := map[string]*jsonschema.Schema{}
-	for _, tool := range mcp.Tools() {
+	for _, tool := range mcp.Tools(nil) {
 		c := jsonschema.NewCompiler()
 		var doc any
 		if err := json.Unmarshal(tool.OutputSchema, &doc); err != nil {

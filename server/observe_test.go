@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"twofold/build/content"
+	"twofold/server/content"
 	"twofold/server/apitest"
 	"twofold/site"
 )

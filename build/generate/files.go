@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"twofold/build/content"
+	"twofold/server/content"
 )
 
 // writer writes the output files under root, creating folders as needed; it is safe for concurrent use.

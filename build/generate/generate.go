@@ -18,7 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"twofold/build/content"
+	"twofold/server/content"
 	"twofold/templates"
 
 	"github.com/a-h/templ"

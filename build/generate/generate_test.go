@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"twofold/build/content"
+	"twofold/server/content"
 	"twofold/server/mcp"
 
 	"golang.org/x/tools/txtar"
@@ -237,7 +237,7 @@ func TestRealSiteBuilds(t *testing.T) {
 	for _, tool := range manifest.Tools {
 		names = append(names, tool.Name)
 	}
-	for _, tool := range mcp.Tools() {
+	for _, tool := range mcp.Tools(nil) {
 		want = append(want, tool.Name)
 	}
 	if !slices.Equal(names, want) || len(names) != 7 || manifest.Remotes[0].URL != "https://iriscalloway.example/api/mcp" || manifest.Remotes[0].Type != "streamable-http" {
@@ -287,7 +287,7 @@ func TestBadContent(t *testing.T) {
 		{"link to a missing API page", "pages/index.md", "---\ntitle: T\ndescription: D\n---\nRead [it](/api/md/blog).\n", `pages/index.md:5: link to "/api/md/blog"`},
 		{"relative link to a missing page", "pages/collusion.md", "---\ntitle: T\ndescription: D\nlayout: board\n---\n\nSee [next](next/).\n", `pages/collusion.md:7: link to "next/"`},
 		{"broken link in the mirror stand-in", "collusion/collusion.md", "---\ntitle: T\ndescription: D\n---\nSee [x](/nowhere/).\n", `collusion/collusion.md:5: link to "/nowhere/"`},
-		{"bad genesis", "collusion/genesis.yaml", "- id: nope\n", "collusion/genesis.yaml: note 1 (nope): id must be 26 characters"},
+		{"bad genesis", "collusion/genesis.yaml", "- id: nope\n", "collusion/genesis.yaml: note 1 (nope): id must be a ULID"},
 		{"site.yaml", "site.yaml", "title: [\n", "site.yaml:"},
 	}
 	for _, tt := range tests {

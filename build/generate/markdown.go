@@ -8,7 +8,7 @@ import (
 	"path"
 	"strings"
 
-	"twofold/build/content"
+	"twofold/server/content"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"

@@ -18,7 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"twofold/build/content"
+	"twofold/server/content"
 	"twofold/server/mcp"
 	"twofold/templates"
 
@@ -484,7 +484,7 @@ func (b *builder) writeMCPManifest([]pageMeta) error {
 		Description: fmt.Sprintf("The site of %s for agents: profile, pages as markdown, recent writing, and the collusion wiki, an agents-only message board.", s.Owner.Name),
 		WebsiteURL:  s.BaseURL + "/",
 		Remotes:     []mcpRemote{{Type: "streamable-http", URL: s.URL(pathMCP), SupportedProtocolVersions: mcp.ProtocolVersions}},
-		Tools:       mcp.Tools(),
+		Tools:       mcp.Tools(s.Pages),
 	}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"twofold/build/content"
+	"twofold/server/content"
 	"twofold/server/board"
 	"twofold/server/config"
 	"twofold/server/errcode"

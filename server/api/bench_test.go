@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"twofold/build/content"
+	"twofold/server/content"
 	"twofold/server/board"
 	"twofold/server/challenge"
 	"twofold/server/config"
@@ -54,7 +54,7 @@ func BenchmarkMCP(b *testing.B) {
 	log := slog.New(slog.DiscardHandler)
 	s, _ := content.LoadSite(site.FS)
 	svc := &board.Service{Challenges: challenge.New(make([]byte, 32), nil), Now: time.Now, Limits: board.DefaultLimits, BaseURL: s.BaseURL}
-	tools := mcp.NewServer("bench", "Bench", "0", "", mcp.Handlers{Board: svc})
+	tools := mcp.NewServer(mcp.Site{BaseURL: "https://bench.example", Title: "Bench", Owner: "Bench", Version: "0"}, mcp.Handlers{Board: svc})
 	srv := New(config.Config{Addr: "127.0.0.1:0"}, s, log, Deps{Board: svc, MCP: tools, Limits: Limits{MCP: 1 << 30}})
 	for _, bc := range []struct{ name, body string }{
 		{"list", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},

@@ -9,7 +9,7 @@ import (
 
 	"log/slog"
 
-	"twofold/build/content"
+	"twofold/server/content"
 	"twofold/server/board"
 	"twofold/server/config"
 	"twofold/site"

@@ -89,14 +89,18 @@ var (
 
 // toolNames are the names of Tools, for the check of every tools/call.
 var toolNames = func() (names []string) {
-	for _, t := range Tools() {
+	for _, t := range Tools(nil) {
 		names = append(names, t.Name)
 	}
 	return names
 }()
 
-// Tools is the catalogue, in the order tools/list returns it.
-func Tools() []Tool {
+// Tools is the catalogue, in the order tools/list returns it, for a site with the given page ids (site.yaml's).
+func Tools(pages []string) []Tool {
+	pageIDs := "get_profile lists the page ids."
+	if len(pages) > 0 {
+		pageIDs = "Page ids: " + strings.Join(pages, ", ") + "."
+	}
 	return []Tool{
 		{
 			Name:         "get_profile",
@@ -109,8 +113,8 @@ func Tools() []Tool {
 		{
 			Name:         "get_page",
 			Title:        "Read a page as markdown",
-			Description:  "Returns one page of the site as markdown with YAML front matter (title, description, url, lastModified). Page ids: index, about, founders, projects, essays, podcasts, family, experiments, founder-testimonials, developers, collusion.",
-			InputSchema:  json.RawMessage(`{"type":"object","properties":{"page":{"type":"string","description":"Page id, for example \"about\"."}},"required":["page"],"additionalProperties":false}`),
+			Description:  "Returns one page of the site as markdown with YAML front matter (title, description, url, lastModified). " + pageIDs,
+			InputSchema:  json.RawMessage(`{"type":"object","properties":{"page":{"type":"string","description":"A page id, as get_profile lists them."}},"required":["page"],"additionalProperties":false}`),
 			OutputSchema: outPage,
 			Annotations:  reader,
 		},

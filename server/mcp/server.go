@@ -15,6 +15,7 @@ import (
 	"twofold/server/board"
 	"twofold/server/errcode"
 	"twofold/server/jsontext"
+	"twofold/server/writing"
 
 	"github.com/valyala/fastjson"
 )
@@ -52,21 +53,36 @@ type Handlers struct {
 	Board   *board.Service
 	Profile func() any                              // get_profile's data
 	Page    func(id string) (map[string]any, error) // get_page's data; NOT_FOUND for an unknown page
-	Writing func(ctx context.Context, limit int) (any, error)
+	Writing func(ctx context.Context, limit int) ([]writing.Post, error)
+}
+
+// Site is what the server says of the site it serves.
+type Site struct {
+	BaseURL, Title, Owner, Version string
+	Pages                          []string // page ids, as site.yaml lists them
+	WritingPage                    string   // the page that lists the owner's writing, "" when none
+}
+
+// Instructions is what initialize tells a client about the site.
+func Instructions(owner string) string {
+	return "The site of " + owner + ": call get_profile first. The collusion wiki is an agents-only board: " +
+		"list_collusion_notes to read, get_collusion_challenge then leave_collusion_note to post."
 }
 
 // Server answers MCP's JSON-RPC messages, one per call, keeping no state between them.
 type Server struct {
 	Name, Title, Version, Instructions string
 	Handlers                           Handlers
+	site                               Site
 
 	toolsList, toolsListModern []byte // the encoded results of tools/list, the same for every call
 }
 
-// NewServer prepares a server.
-func NewServer(name, title, version, instructions string, h Handlers) *Server {
-	s := &Server{Name: name, Title: title, Version: version, Instructions: instructions, Handlers: h}
-	s.toolsList, _ = json.Marshal(map[string]any{"tools": Tools()})
+// NewServer prepares a server for a site.
+func NewServer(site Site, h Handlers) *Server {
+	s := &Server{Name: ServerName(site.BaseURL), Title: site.Title, Version: site.Version, Instructions: Instructions(site.Owner),
+		Handlers: h, site: site}
+	s.toolsList, _ = json.Marshal(map[string]any{"tools": Tools(site.Pages)})
 	s.toolsListModern = append([]byte(`{"resultType":"complete",`), s.toolsList[1:]...)
 	return s
 }

@@ -11,7 +11,6 @@ import (
 	"twofold/server/errcode"
 )
 
-func errorAs(err error, target any) bool { return errors.As(err, target) }
 
 // call runs one tool. Arguments are decoded strictly: an unknown or mistyped argument is INVALID_BODY, answered
 // as a tool error the agent can read.
@@ -31,7 +30,7 @@ func (s *Server) call(ctx context.Context, name string, raw []byte, c Call) (any
 			return nil, err
 		}
 		if a.Page == "" {
-			return nil, errcode.New(errcode.InvalidBody, "page is required", `pass {"page": "about"}; get_profile lists the pages`)
+			return nil, errcode.New(errcode.InvalidBody, "page is required", `pass {"page": "<id>"}; get_profile lists the pages`)
 		}
 		return h.Page(a.Page)
 	case "list_writing":
@@ -49,10 +48,17 @@ func (s *Server) call(ctx context.Context, name string, raw []byte, c Call) (any
 			limit = *a.Limit
 		}
 		if h.Writing == nil {
-			return nil, errcode.New(errcode.NotFound, "the writing feed is not connected to this server yet",
-				"read the owner's essays through get_page {\"page\": \"essays\"} meanwhile")
+			hint := "get_profile lists the owner's links"
+			if s.site.WritingPage != "" {
+				hint = `read the owner's writing through get_page {"page": "` + s.site.WritingPage + `"} meanwhile`
+			}
+			return nil, errcode.New(errcode.NotFound, "the writing feed is not connected to this server yet", hint)
 		}
-		return h.Writing(ctx, limit)
+		posts, err := h.Writing(ctx, limit)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"posts": posts}, nil
 	case "list_collusion_notes":
 		var a struct {
 			Limit  *int   `json:"limit"`

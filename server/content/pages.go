@@ -1,40 +1,41 @@
-// Package pages answers the site's own content as data for the MCP tools: the owner's profile and each page's
-// markdown mirror, the same markdown /api/md/{page} serves.
-package pages
+package content
+
+// The site's own content as data for the MCP tools: the owner's profile and each page's markdown mirror, the same
+// markdown /api/md/{page} serves.
 
 import (
 	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
-	"twofold/build/content"
 	"twofold/server/errcode"
 )
 
-// Pages holds the profile and the mirrors, read once.
-type Pages struct {
-	site    *content.Site
+// Mirrors holds the profile and the mirrors, read once.
+type Mirrors struct {
+	site    *Site
 	profile map[string]any
 	mirrors map[string][]byte
 }
 
-// Load reads the site from fsys (the embedded site folder). Mirrors come from publicDir, the built site, when it
+// LoadMirrors reads the site from fsys (the embedded site folder). Mirrors come from publicDir, the built site, when it
 // is set, so that they are byte for byte what the static host serves; otherwise they are rendered from fsys, with
 // lastModified from the front matter (zero when a page does not say), and site.yaml's address moved to the site's
 // BaseURL.
-func Load(fsys fs.FS, site *content.Site, publicDir string) (*Pages, error) {
-	list, err := content.LoadPages(fsys, site)
+func LoadMirrors(fsys fs.FS, site *Site, publicDir string) (*Mirrors, error) {
+	list, err := LoadPages(fsys, site)
 	if err != nil {
 		return nil, err
 	}
 	// The sources name site.yaml's address; a server whose BASE_URL is another (a preview, a fork) moves them to
 	// it, as the build does.
-	shipped, err := content.LoadSite(fsys)
+	shipped, err := LoadSite(fsys)
 	if err != nil {
 		return nil, err
 	}
-	p := &Pages{site: site, mirrors: map[string][]byte{}}
+	p := &Mirrors{site: site, mirrors: map[string][]byte{}}
 	var entries []map[string]string
 	for _, page := range list {
 		standIn := page
@@ -43,7 +44,7 @@ func Load(fsys fs.FS, site *content.Site, publicDir string) (*Pages, error) {
 			if err != nil {
 				return nil, err
 			}
-			if standIn, err = content.ParsePage(page.Mirror, page.ID, src); err != nil {
+			if standIn, err = ParsePage(page.Mirror, page.ID, src); err != nil {
 				return nil, err
 			}
 		}
@@ -53,8 +54,8 @@ func Load(fsys fs.FS, site *content.Site, publicDir string) (*Pages, error) {
 		}
 		if md == nil {
 			var b bytes.Buffer
-			content.WriteMirror(&b, site, page, standIn)
-			md = content.Rebase(b.Bytes(), shipped.BaseURL, site.BaseURL)
+			WriteMirror(&b, site, page, standIn)
+			md = Rebase(b.Bytes(), shipped.BaseURL, site.BaseURL)
 		}
 		p.mirrors[page.ID] = md
 		entries = append(entries, map[string]string{
@@ -75,14 +76,13 @@ func Load(fsys fs.FS, site *content.Site, publicDir string) (*Pages, error) {
 }
 
 // Profile is get_profile's data.
-func (p *Pages) Profile() any { return p.profile }
+func (p *Mirrors) Profile() any { return p.profile }
 
 // Page is get_page's data. Returns NOT_FOUND for an unknown page.
-func (p *Pages) Page(id string) (map[string]any, error) {
+func (p *Mirrors) Page(id string) (map[string]any, error) {
 	md, ok := p.mirrors[id]
 	if !ok {
-		return nil, errcode.Errorf(errcode.NotFound, "page ids: index, about, founders, projects, essays, podcasts, family, experiments, founder-testimonials, developers, collusion",
-			"no page %q", id)
+		return nil, errcode.Errorf(errcode.NotFound, "page ids: "+strings.Join(p.site.Pages, ", "), "no page %q", id)
 	}
-	return map[string]any{"page": id, "url": p.site.URL(content.PagePath(id)), "mirror": p.site.URL("/" + id + ".md"), "markdown": string(md)}, nil
+	return map[string]any{"page": id, "url": p.site.URL(PagePath(id)), "mirror": p.site.URL("/" + id + ".md"), "markdown": string(md)}, nil
 }

@@ -28,6 +28,7 @@ type Site struct {
 	WritingFeedURL string    `yaml:"writingFeedURL"`
 	Owner          Owner     `yaml:"owner"`
 	Pages          []string  `yaml:"pages"`
+	WritingPage    string    `yaml:"writingPage"` // the page that lists the owner's writing, if one does
 	Nav            []NavItem `yaml:"nav"`
 
 	pageSet map[string]bool
@@ -161,6 +162,9 @@ func (s *Site) Validate() error {
 			return fmt.Errorf("nav: %q is not one of the pages", n.Page)
 		}
 	}
+	if s.WritingPage != "" && !seen[s.WritingPage] {
+		return fmt.Errorf("writingPage: %q is not one of the pages", s.WritingPage)
+	}
 	for _, l := range s.Owner.Links {
 		if err := checkAbsURL("owner.links "+l.Name, l.URL); err != nil {
 			return err
@@ -201,6 +205,14 @@ func (s *Site) HasPage(id string) bool {
 
 // URL turns a site path into an absolute address.
 func (s *Site) URL(p string) string { return s.BaseURL + p }
+
+// Host is the host of BaseURL ("iriscalloway.example"), or BaseURL itself when it has none.
+func (s *Site) Host() string {
+	if u, err := url.Parse(s.BaseURL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return s.BaseURL
+}
 
 // frontMatter is what a page may say about itself.
 type frontMatter struct {
