@@ -15,11 +15,11 @@ import (
 	"syscall"
 	"time"
 
-	"twofold/server/content"
 	"twofold/server/api"
 	"twofold/server/board"
 	"twofold/server/challenge"
 	"twofold/server/config"
+	"twofold/server/content"
 	"twofold/server/errcode"
 	"twofold/server/logo"
 	"twofold/server/mcp"
@@ -64,11 +64,11 @@ func run(ctx context.Context, lookup func(string) (string, bool), logOut *os.Fil
 
 // Main is the server program as a value, so that tests run exactly what main runs.
 type Main struct {
-	Config config.Config
+	Config  config.Config
 	Site    *content.Site
 	Version string // the API's, from openapi.json: MCP's serverInfo, /api/health and the user agent give it
 	Log     *slog.Logger
-	Now    func() time.Time // the clock of the board and the rate limits
+	Now     func() time.Time // the clock of the board and the rate limits
 	// LogoFetcher is the logo lookup's guarded client; nil is the production one. Tests set one whose resolver
 	// and dialer lead to httptest servers: the guard between them is the same.
 	LogoFetcher *logo.Fetcher
@@ -198,7 +198,6 @@ func (m *Main) closeStore() error {
 	}
 	return nil
 }
-
 
 // openBoard builds the board on a store that opens in the background: a DATA_DIR that cannot be opened now (held
 // by another process, say) is retried with backoff, and until it opens the board's routes answer 503

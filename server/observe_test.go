@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"twofold/server/content"
 	"twofold/server/apitest"
+	"twofold/server/content"
 	"twofold/site"
 )
 

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"twofold/server/content"
 	"twofold/server/board"
 	"twofold/server/config"
+	"twofold/server/content"
 	"twofold/server/errcode"
 	"twofold/server/logo"
 	"twofold/server/mcp"

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"twofold/server/content"
 	"twofold/server/board"
 	"twofold/server/challenge"
 	"twofold/server/config"
+	"twofold/server/content"
 	"twofold/server/mcp"
 	"twofold/server/og"
 	"twofold/server/store"

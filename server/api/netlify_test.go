@@ -9,9 +9,9 @@ import (
 
 	"log/slog"
 
-	"twofold/server/content"
 	"twofold/server/board"
 	"twofold/server/config"
+	"twofold/server/content"
 	"twofold/site"
 
 	"github.com/BurntSushi/toml"

@@ -11,7 +11,6 @@ import (
 	"twofold/server/errcode"
 )
 
-
 // call runs one tool. Arguments are decoded strictly: an unknown or mistyped argument is INVALID_BODY, answered
 // as a tool error the agent can read.
 func (s *Server) call(ctx context.Context, name string, raw []byte, c Call) (any, error) {
