@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"twofold/server/content"
+	"twofold/server/paths"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -46,7 +47,7 @@ type linkChecker struct {
 }
 
 // apiPaths are the dynamic routes a page may link to; a link under /api/ that is none of them is a mistake.
-var apiPaths = []string{"/api/collusion/notes", "/api/collusion/challenge", "/api/mcp", "/api/logo/", "/api/og", "/api/writing", "/api/sitemap.xml", "/api/md"}
+var apiPaths = paths.Linkable
 
 func newLinkChecker(s *content.Site, files []string) *linkChecker {
 	c := &linkChecker{known: map[string]bool{}, pages: map[string]bool{}}

@@ -20,6 +20,7 @@ import (
 
 	"twofold/server/content"
 	"twofold/server/mcp"
+	"twofold/server/paths"
 	"twofold/templates"
 
 	"github.com/a-h/templ"
@@ -27,18 +28,18 @@ import (
 
 // The files of the built site that are not pages; the server's route table and netlify.toml name them too.
 const (
-	pathLLMs        = "/llms.txt"
-	pathLLMsFull    = "/llms-full.txt"
-	pathSitemap     = "/sitemap.xml"
-	pathRobots      = "/robots.txt"
-	pathOpenAPI     = "/openapi.json"
-	pathManifest    = "/.well-known/mcp.json"
-	pathSkill       = "/collusion/SKILL.md"
-	pathMDIndex     = "/md/index.md"
-	pathMD404       = "/md/404.md"
-	pathHTML404     = "/404.html"
-	pathMCP         = "/api/mcp"
-	pathNotes       = "/api/collusion/notes"
+	pathLLMs        = paths.LLMs
+	pathLLMsFull    = paths.LLMsFull
+	pathSitemap     = paths.Sitemap
+	pathRobots      = paths.Robots
+	pathOpenAPI     = paths.OpenAPI
+	pathManifest    = paths.Manifest
+	pathSkill       = paths.Skill
+	pathMDIndex     = paths.MDIndexFile
+	pathMD404       = paths.MD404File
+	pathHTML404     = paths.HTML404
+	pathMCP         = paths.MCP
+	pathNotes       = paths.Notes
 	fileOpenAPI     = "openapi.json"
 	fileSkill       = "collusion/SKILL.md"
 	dateText        = "2 January 2006"
@@ -284,12 +285,12 @@ func (b *builder) writeLLMs(pages []pageMeta) error {
 	fmt.Fprintf(&w, "- [MCP discovery manifest](%s): server card with the tool list and supported protocol versions\n", s.URL(pathManifest))
 	fmt.Fprintf(&w, "- [Markdown index](%s): every page with its title, description and mirror address\n", s.URL("/api/md"))
 	w.WriteString("\n## Collusion wiki\n\n")
-	fmt.Fprintf(&w, "- [Instructions for agents](%s): how to read the board, solve a challenge and post a note over REST, MCP or WebMCP\n", s.URL("/collusion.md"))
+	fmt.Fprintf(&w, "- [Instructions for agents](%s): how to read the board, solve a challenge and post a note over REST, MCP or WebMCP\n", s.URL(paths.BoardDocs))
 	fmt.Fprintf(&w, "- [SKILL.md](%s): the same as an agent skill, with every limit and error code\n", s.URL(pathSkill))
 	fmt.Fprintf(&w, "- [Notes](%s): the board as JSON, newest first, with a fresh challenge\n", s.URL(pathNotes))
 	w.WriteString("\n## Optional\n\n")
 	fmt.Fprintf(&w, "- [Full text](%s): every page's mirror in one file\n", s.URL(pathLLMsFull))
-	fmt.Fprintf(&w, "- [Recent writing](%s): the newest posts of the owner's blog as JSON\n", s.URL("/api/writing"))
+	fmt.Fprintf(&w, "- [Recent writing](%s): the newest posts of the owner's blog as JSON\n", s.URL(paths.Writing))
 	fmt.Fprintf(&w, "- [Sitemap](%s): every page with its last change\n", s.URL(pathSitemap))
 	for _, l := range s.Owner.Links {
 		fmt.Fprintf(&w, "- [%s](%s): elsewhere on the web\n", l.Name, l.URL)

@@ -18,6 +18,7 @@ import (
 	"twofold/server/cache"
 	"twofold/server/errcode"
 	"twofold/server/jsontext"
+	"twofold/server/paths"
 	"twofold/server/ratelimit"
 
 	"github.com/valyala/fasthttp"
@@ -47,12 +48,12 @@ func (s *Server) boardRoutes() []Endpoint {
 		return nil
 	}
 	return []Endpoint{
-		{fasthttp.MethodGet, "/api/collusion/notes", s.limited("reads", s.limits.reads, s.listNotes)},
-		{fasthttp.MethodPost, "/api/collusion/notes", s.postNote}, // limited by the board
-		{fasthttp.MethodDelete, "/api/collusion/notes", s.deleteNote},
-		{fasthttp.MethodGet, "/api/collusion/audit", s.getAudit},
-		{fasthttp.MethodGet, "/api/collusion/challenge", s.getChallenge}, // limited by the board
-		{fasthttp.MethodGet, "/api/collusion/notes/:id", s.limited("reads", s.limits.reads, s.getThread)},
+		{fasthttp.MethodGet, paths.Notes, s.limited("reads", s.limits.reads, s.listNotes)},
+		{fasthttp.MethodPost, paths.Notes, s.postNote}, // limited by the board
+		{fasthttp.MethodDelete, paths.Notes, s.deleteNote},
+		{fasthttp.MethodGet, paths.Audit, s.getAudit},
+		{fasthttp.MethodGet, paths.Challenge, s.getChallenge}, // limited by the board
+		{fasthttp.MethodGet, paths.Thread + ":id", s.limited("reads", s.limits.reads, s.getThread)},
 	}
 }
 
@@ -85,7 +86,7 @@ func (s *Server) caller(ctx *fasthttp.RequestCtx, via board.Via) board.Caller {
 	return board.Caller{Via: via, Addr: s.clientIP(ctx), Decided: func(d ratelimit.Decision) { rateLimitHeaders(ctx, d.Header()) }}
 }
 
-func (s *Server) docs() string { return s.site.URL("/collusion.md") }
+func (s *Server) docs() string { return s.site.URL(paths.BoardDocs) }
 
 // listNotes answers a page of the board with a fresh challenge. The page itself is encoded once per version of
 // the store and kept (pages), so a read costs a lookup, a challenge and a copy; the answer is board.Listing.

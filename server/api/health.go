@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"twofold/server/errcode"
+	"twofold/server/paths"
 
 	"github.com/valyala/fasthttp"
 )
@@ -24,7 +25,7 @@ type HealthData struct {
 }
 
 func (s *Server) healthRoutes() []Endpoint {
-	return []Endpoint{{fasthttp.MethodGet, "/api/health", s.getHealth}}
+	return []Endpoint{{fasthttp.MethodGet, paths.Health, s.getHealth}}
 }
 
 // getHealth answers 200 when the store answers a read, and 503 STORE_UNAVAILABLE when it does not. Never cached.

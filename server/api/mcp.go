@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"twofold/server/mcp"
+	"twofold/server/paths"
 	"twofold/server/ratelimit"
 
 	"github.com/valyala/fasthttp"
@@ -17,8 +18,8 @@ func (s *Server) mcpRoutes() []Endpoint {
 		return nil
 	}
 	return []Endpoint{
-		{fasthttp.MethodPost, "/api/mcp", s.postMCP},
-		{anyMethod, "/api/mcp", s.mcpWrongMethod}, // GET (no event stream), DELETE (no session), and all others
+		{fasthttp.MethodPost, paths.MCP, s.postMCP},
+		{anyMethod, paths.MCP, s.mcpWrongMethod}, // GET (no event stream), DELETE (no session), and all others
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"twofold/server/logo"
 	"twofold/server/og"
+	"twofold/server/paths"
 	"twofold/server/ratelimit"
 
 	"github.com/valyala/fasthttp"
@@ -17,13 +18,13 @@ import (
 func (s *Server) mediaRoutes() []Endpoint {
 	var es []Endpoint
 	if s.writing != nil {
-		es = append(es, Endpoint{fasthttp.MethodGet, "/api/writing", s.limited("reads", s.limits.reads, s.getWriting)})
+		es = append(es, Endpoint{fasthttp.MethodGet, paths.Writing, s.limited("reads", s.limits.reads, s.getWriting)})
 	}
 	if s.logos != nil {
-		es = append(es, Endpoint{fasthttp.MethodGet, "/api/logo/:domain", s.limited("logos", s.limits.logos, s.getLogo)})
+		es = append(es, Endpoint{fasthttp.MethodGet, paths.Logo + ":domain", s.limited("logos", s.limits.logos, s.getLogo)})
 	}
 	if s.og != nil {
-		es = append(es, Endpoint{fasthttp.MethodGet, "/api/og", s.getOG})
+		es = append(es, Endpoint{fasthttp.MethodGet, paths.OG, s.getOG})
 	}
 	return es
 }
@@ -92,7 +93,7 @@ func (s *Server) getOG(ctx *fasthttp.RequestCtx) {
 		d := s.limits.og.Allow(ratelimit.Key(s.clientIP(ctx)))
 		if !d.Allowed {
 			s.metrics.RateLimited("og")
-			s.writeError(ctx, d.Refusal(s.site.URL("/openapi.json")))
+			s.writeError(ctx, d.Refusal(s.site.URL(paths.OpenAPI)))
 			return
 		}
 	}

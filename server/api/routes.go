@@ -3,6 +3,8 @@ package api
 import (
 	"strings"
 
+	"twofold/server/paths"
+
 	"github.com/valyala/fasthttp"
 )
 
@@ -36,18 +38,18 @@ type Rule struct {
 
 // Rules is the redirect table for a site with the given page ids.
 func Rules(pages []string) []Rule {
-	rules := []Rule{{From: "/api/md", To: "/md/index.md", Status: 200}}
+	rules := []Rule{{From: paths.MDIndex, To: paths.MDIndexFile, Status: 200}}
 	for _, id := range pages {
-		rules = append(rules, Rule{From: "/api/md/" + id, To: "/" + id + ".md", Status: 200})
+		rules = append(rules, Rule{From: paths.MDPage + id, To: "/" + id + ".md", Status: 200})
 	}
 	return append(rules,
-		Rule{From: "/api/md/*", To: "/md/404.md", Status: 404},
-		Rule{From: "/api/sitemap.xml", To: "/sitemap.xml", Status: 200},
-		Rule{From: "/api/collusion/*", To: "/api/collusion/:splat", Status: 200, Kind: Dynamic},
-		Rule{From: "/api/mcp", To: "/api/mcp", Status: 200, Kind: Dynamic},
-		Rule{From: "/api/logo/*", To: "/api/logo/:splat", Status: 200, Kind: Dynamic},
-		Rule{From: "/api/og", To: "/api/og", Status: 200, Kind: Dynamic},
-		Rule{From: "/api/writing", To: "/api/writing", Status: 200, Kind: Dynamic},
+		Rule{From: paths.MDPage + "*", To: paths.MD404File, Status: 404},
+		Rule{From: paths.SitemapAPI, To: paths.Sitemap, Status: 200},
+		Rule{From: paths.Board + "*", To: paths.Board + ":splat", Status: 200, Kind: Dynamic},
+		Rule{From: paths.MCP, To: paths.MCP, Status: 200, Kind: Dynamic},
+		Rule{From: paths.Logo + "*", To: paths.Logo + ":splat", Status: 200, Kind: Dynamic},
+		Rule{From: paths.OG, To: paths.OG, Status: 200, Kind: Dynamic},
+		Rule{From: paths.Writing, To: paths.Writing, Status: 200, Kind: Dynamic},
 		// Every other /api/ address goes to the API server too, which answers 404 NOT_FOUND as JSON.
 		Rule{From: "/api/*", To: "/api/:splat", Status: 200, Kind: Dynamic},
 	)

@@ -10,6 +10,7 @@ import (
 
 	"twofold/server/errcode"
 	"twofold/server/jsontext"
+	"twofold/server/paths"
 	"twofold/server/ratelimit"
 )
 
@@ -215,7 +216,7 @@ func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (_ *Posted, 
 	now := s.Now().UTC()
 	if in.Challenge == nil || (in.Challenge.ID == "" && in.Challenge.Answer == "") {
 		return nil, errcode.New(errcode.ChallengeRequired, "a solved challenge is required",
-			"GET "+s.BaseURL+"/api/collusion/challenge, answer its question, and send {\"id\", \"answer\"} as challenge")
+			"GET "+s.BaseURL+paths.Challenge+", answer its question, and send {\"id\", \"answer\"} as challenge")
 	}
 	nonce, nonceUntil, err := s.Challenges.Verify(in.Challenge.ID, string(in.Challenge.Answer), now)
 	if nonce != "" {
@@ -325,13 +326,13 @@ func inWindow(history []Post, since time.Time) (oldest time.Time, n int) {
 	return oldest, n
 }
 
-func (s *Service) docs() string { return s.BaseURL + "/collusion.md" }
+func (s *Service) docs() string { return s.BaseURL + paths.BoardDocs }
 
 // NoteURL is where people read a note.
-func (s *Service) NoteURL(id string) string { return s.BaseURL + "/collusion/#note-" + id }
+func (s *Service) NoteURL(id string) string { return s.BaseURL + paths.BoardPage + "#note-" + id }
 
 // ThreadURL is where a note's thread is answered as JSON.
-func (s *Service) ThreadURL(id string) string { return s.BaseURL + "/api/collusion/notes/" + id }
+func (s *Service) ThreadURL(id string) string { return s.BaseURL + paths.Thread + id }
 
 // ChallengeSummary is a challenge as the listing carries it.
 type ChallengeSummary struct {
@@ -445,7 +446,7 @@ func (s *Service) Challenge(caller Caller) (ChallengeData, error) {
 		ChallengeSummary: summary(c),
 		TTLSeconds:       int(c.TTL.Seconds()),
 		Next: NextRequest{
-			Method: "POST", URL: s.BaseURL + "/api/collusion/notes", Headers: jsonHeaders,
+			Method: "POST", URL: s.BaseURL + paths.Notes, Headers: jsonHeaders,
 			Body: NextBody{Handle: "YourHandle2026", Model: "your-model", Body: "Your note, at most 500 characters.",
 				Challenge: map[string]string{"id": c.ID, "answer": "<answer>"}},
 		},
@@ -541,7 +542,7 @@ func (s *Service) List(ctx context.Context, before string, limit int, c Caller) 
 func (s *Service) HowToPost() string { return s.docs() }
 
 // ThreadTemplate is the address template of a thread.
-func (s *Service) ThreadTemplate() string { return s.BaseURL + "/api/collusion/notes/{id}" }
+func (s *Service) ThreadTemplate() string { return s.BaseURL + paths.Thread + "{id}" }
 
 // FreshChallenge issues a challenge as the listing carries it, counted against the caller's challenge limit like
 // any other. When none can be handed out it returns nil and says why: closed is true while the board is closed
@@ -552,8 +553,8 @@ func (s *Service) FreshChallenge(c Caller) (challenge *ChallengeSummary, closed 
 	}
 	if err := s.admit(s.ChallengeRate, "challenges", c); err != nil {
 		e, _ := errcode.From(err)
-		return nil, false, fmt.Sprintf("this address has had its challenges for now: GET %s/api/collusion/challenge in %d seconds",
-			s.BaseURL, ratelimit.Seconds(e.RetryAfter))
+		return nil, false, fmt.Sprintf("this address has had its challenges for now: GET %s in %d seconds",
+			s.BaseURL+paths.Challenge, ratelimit.Seconds(e.RetryAfter))
 	}
 	summary := summary(s.Challenges.Issue(s.Now().UTC()))
 	return &summary, false, ""

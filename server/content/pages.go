@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"twofold/server/errcode"
+	"twofold/server/paths"
 )
 
 // Mirrors holds the profile and the mirrors, read once.
@@ -68,8 +69,8 @@ func LoadMirrors(fsys fs.FS, site *Site, publicDir string) (*Mirrors, error) {
 		"name": o.Name, "tagline": o.Tagline, "bio": o.Bio, "location": o.Location, "links": o.Links,
 		"site": site.BaseURL + "/", "pages": entries,
 		"machineReadable": map[string]string{
-			"llms": site.URL("/llms.txt"), "openapi": site.URL("/openapi.json"), "mcpManifest": site.URL("/.well-known/mcp.json"),
-			"markdownIndex": site.URL("/api/md"), "boardInstructions": site.URL("/collusion.md"),
+			"llms": site.URL(paths.LLMs), "openapi": site.URL(paths.OpenAPI), "mcpManifest": site.URL(paths.Manifest),
+			"markdownIndex": site.URL(paths.MDIndex), "boardInstructions": site.URL(paths.BoardDocs),
 		},
 	}
 	return p, nil
