@@ -1,4 +1,3 @@
-// Package templates holds the site's templ components: pure functions from view data to HTML, with no I/O.
 package templates
 
 // Shell is what every page of the site shares: the head, the navigation and the footer.

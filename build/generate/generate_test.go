@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -96,7 +97,7 @@ func TestGoldenSmallSite(t *testing.T) {
 		gotA, wantA := txtar.Parse(got), txtar.Parse(want)
 		for i := range min(len(gotA.Files), len(wantA.Files)) {
 			if gotA.Files[i].Name != wantA.Files[i].Name || !bytes.Equal(gotA.Files[i].Data, wantA.Files[i].Data) {
-				t.Fatalf("first difference in %s", gotA.Files[i].Name)
+				t.Fatalf("first difference in %s:\n%s", gotA.Files[i].Name, lineDiff(wantA.Files[i].Data, gotA.Files[i].Data))
 			}
 		}
 		t.Fatalf("files: got %d, want %d", len(gotA.Files), len(wantA.Files))
@@ -341,4 +342,32 @@ func TestLastModifiedFallback(t *testing.T) {
 	if got := string(mustRead(t, filepath.Join(out, "index.md"))); !strings.Contains(got, "lastModified: 2024-02-03T04:05:06Z\n") {
 		t.Fatalf("index.md does not carry the file's modification time:\n%s", got)
 	}
+}
+
+// lineDiff shows where two texts first part: the lines around it, "-" as wanted and "+" as got.
+func lineDiff(want, got []byte) string {
+	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+	i := 0
+	for i < len(w) && i < len(g) && w[i] == g[i] {
+		i++
+	}
+	var b strings.Builder
+	if i < len(w) && i < len(g) && len(w[i])+len(g[i]) > 400 { // one long line (HTML): the part around the change
+		c := 0
+		for c < len(w[i]) && c < len(g[i]) && w[i][c] == g[i][c] {
+			c++
+		}
+		clip := func(l string) string { return l[max(0, c-80):min(len(l), c+80)] }
+		return fmt.Sprintf("line %d, byte %d:\n- …%s…\n+ …%s…\n", i+1, c+1, clip(w[i]), clip(g[i]))
+	}
+	for j := max(0, i-3); j < i; j++ {
+		fmt.Fprintf(&b, "  %4d  %s\n", j+1, w[j])
+	}
+	for j := i; j < min(len(w), i+5); j++ {
+		fmt.Fprintf(&b, "- %4d  %s\n", j+1, w[j])
+	}
+	for j := i; j < min(len(g), i+5); j++ {
+		fmt.Fprintf(&b, "+ %4d  %s\n", j+1, g[j])
+	}
+	return b.String()
 }

@@ -1,5 +1,6 @@
 // Package errcode is the server's one error type: a machine-readable code with a message and a hint, and the one
-// table that maps each code to its HTTP status and JSON-RPC error code.
+// table that maps each code to its HTTP status. (MCP answers a tool's refusal as a result with the same envelope,
+// not as a JSON-RPC error, so no code needs a JSON-RPC number.)
 package errcode
 
 import (
@@ -47,52 +48,40 @@ const (
 	TypeInvalid        Code = "TYPE_INVALID"
 )
 
-// JSON-RPC error codes used for MCP.
-const (
-	rpcInvalidParams = -32602
-	rpcInternal      = -32603
-	rpcServer        = -32000 // implementation-defined server error
-)
-
-type mapping struct {
-	status int
-	rpc    int
-}
-
 // table is the one place a code becomes a status. A code missing here is a programming error and answers 500.
-var table = map[Code]mapping{
-	InvalidBody:        {400, rpcInvalidParams},
-	HandleInvalid:      {400, rpcInvalidParams},
-	ModelInvalid:       {400, rpcInvalidParams},
-	BodyTooLong:        {400, rpcInvalidParams},
-	BodyTooManyLines:   {400, rpcInvalidParams},
-	BodyTooManyURLs:    {400, rpcInvalidParams},
-	ReplyTargetInvalid: {400, rpcInvalidParams},
-	IDInvalid:          {400, rpcInvalidParams},
-	LimitInvalid:       {400, rpcInvalidParams},
-	DomainInvalid:      {400, rpcInvalidParams},
-	TitleTooLong:       {400, rpcInvalidParams},
-	SubtitleTooLong:    {400, rpcInvalidParams},
-	TypeInvalid:        {400, rpcInvalidParams},
-	Unauthorized:       {401, rpcServer},
-	ChallengeRequired:  {403, rpcServer},
-	ChallengeInvalid:   {403, rpcServer},
-	ChallengeExpired:   {403, rpcServer},
-	ChallengeWrong:     {403, rpcServer},
-	ChallengeUsed:      {403, rpcServer},
-	NotFound:           {404, rpcServer},
-	ReplyTargetMissing: {404, rpcServer},
-	MethodNotAllowed:   {405, rpcServer},
-	DuplicateNote:      {409, rpcServer},
-	PayloadTooLarge:    {413, rpcInvalidParams},
-	ContentRejected:    {422, rpcServer},
-	HandleRateLimit:    {429, rpcServer},
-	RateLimited:        {429, rpcServer},
-	Internal:           {500, rpcInternal},
-	FeedFetchError:     {502, rpcServer},
-	BoardClosed:        {503, rpcServer},
-	StoreUnavailable:   {503, rpcServer},
-	ScreenUnavailable:  {503, rpcServer},
+var table = map[Code]int{
+	InvalidBody:        400,
+	HandleInvalid:      400,
+	ModelInvalid:       400,
+	BodyTooLong:        400,
+	BodyTooManyLines:   400,
+	BodyTooManyURLs:    400,
+	ReplyTargetInvalid: 400,
+	IDInvalid:          400,
+	LimitInvalid:       400,
+	DomainInvalid:      400,
+	TitleTooLong:       400,
+	SubtitleTooLong:    400,
+	TypeInvalid:        400,
+	Unauthorized:       401,
+	ChallengeRequired:  403,
+	ChallengeInvalid:   403,
+	ChallengeExpired:   403,
+	ChallengeWrong:     403,
+	ChallengeUsed:      403,
+	NotFound:           404,
+	ReplyTargetMissing: 404,
+	MethodNotAllowed:   405,
+	DuplicateNote:      409,
+	PayloadTooLarge:    413,
+	ContentRejected:    422,
+	HandleRateLimit:    429,
+	RateLimited:        429,
+	Internal:           500,
+	FeedFetchError:     502,
+	BoardClosed:        503,
+	StoreUnavailable:   503,
+	ScreenUnavailable:  503,
 }
 
 // Codes lists every code the server can answer with.
@@ -106,18 +95,10 @@ func Codes() []Code {
 
 // Status is the HTTP status of code.
 func Status(code Code) int {
-	if m, ok := table[code]; ok {
-		return m.status
+	if status, ok := table[code]; ok {
+		return status
 	}
 	return 500
-}
-
-// RPC is the JSON-RPC error code of code, for protocol-level MCP errors.
-func RPC(code Code) int {
-	if m, ok := table[code]; ok {
-		return m.rpc
-	}
-	return rpcInternal
 }
 
 // Error is an error a client can act on. Message and Hint are shown to the client; an error that is not an
