@@ -145,9 +145,7 @@ func (m *Main) Open() error {
 	}
 	health := api.Health{Version: m.Version, Started: time.Now(), Store: m.store.Ping}
 	m.srv = api.New(m.Config, m.Site, m.Log, api.Deps{Board: svc, MCP: tools, Writing: feed, Logos: logos, OG: images, Now: m.Now,
-		Metrics: numbers, Health: health,
-		Limits: api.Limits{Reads: m.Config.RateReads, MCP: m.Config.RateMCP, Logos: m.Config.RateLogos, OG: m.Config.RateOG,
-			Owner: m.Config.RateOwner}})
+		Metrics: numbers, Health: health})
 	if numbers != nil {
 		if m.metricsLn, err = net.Listen("tcp", m.Config.MetricsAddr); err != nil {
 			ln.Close()
@@ -241,8 +239,8 @@ func (m *Main) openBoard() *board.Service {
 		Canonical:     screen.Canonical,
 		Closed:        cfg.BoardClosed,
 		BaseURL:       cfg.BaseURL,
-		PostRate:      ratelimit.New(cfg.RatePosts, m.Now),
-		ChallengeRate: ratelimit.New(cfg.RateChallenges, m.Now),
+		PostRate:      ratelimit.New(cfg.Limits.Posts, m.Now),
+		ChallengeRate: ratelimit.New(cfg.Limits.Challenges, m.Now),
 	}
 }
 

@@ -69,7 +69,6 @@ type Deps struct {
 	OG      *og.Service
 	Metrics *metrics.Metrics // nil: nothing recorded
 	Health  Health
-	Limits  Limits           // per-address limits; zero values take DefaultLimits'
 	Now     func() time.Time // the clock of the rate limits; time.Now when nil
 }
 
@@ -88,13 +87,13 @@ func New(cfg config.Config, site *content.Site, log *slog.Logger, deps Deps) *Se
 	if now == nil {
 		now = time.Now
 	}
-	l := deps.Limits
+	l, d := cfg.Limits, config.DefaultLimits // a zero limit (a Config not from FromEnv) takes the default
 	s.limits = limiters{
-		reads: ratelimit.New(cmp.Or(l.Reads, DefaultLimits.Reads), now),
-		mcp:   ratelimit.New(cmp.Or(l.MCP, DefaultLimits.MCP), now),
-		logos: ratelimit.New(cmp.Or(l.Logos, DefaultLimits.Logos), now),
-		og:    ratelimit.New(cmp.Or(l.OG, DefaultLimits.OG), now),
-		owner: ratelimit.New(cmp.Or(l.Owner, DefaultLimits.Owner), now),
+		reads: ratelimit.New(cmp.Or(l.Reads, d.Reads), now),
+		mcp:   ratelimit.New(cmp.Or(l.MCP, d.MCP), now),
+		logos: ratelimit.New(cmp.Or(l.Logos, d.Logos), now),
+		og:    ratelimit.New(cmp.Or(l.OG, d.OG), now),
+		owner: ratelimit.New(cmp.Or(l.Owner, d.Owner), now),
 	}
 	s.endpoints = s.apiRoutes()
 	s.metrics.Cache("board_pages", func() (uint64, uint64) { return s.pages.hits.Load(), s.pages.misses.Load() })

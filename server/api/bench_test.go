@@ -35,7 +35,7 @@ func BenchmarkListing(b *testing.B) {
 	}
 	s, _ := content.LoadSite(site.FS)
 	svc := &board.Service{Store: st, Challenges: challenge.New(make([]byte, 32), nil), Now: time.Now, Limits: board.DefaultLimits, BaseURL: s.BaseURL}
-	srv := New(config.Config{}, s, log, Deps{Board: svc, Limits: Limits{Reads: 1 << 30}})
+	srv := New(config.Config{Limits: config.Limits{Reads: 1 << 30}}, s, log, Deps{Board: svc})
 	var ctx fasthttp.RequestCtx
 	b.ReportAllocs()
 	for b.Loop() {
@@ -55,7 +55,7 @@ func BenchmarkMCP(b *testing.B) {
 	s, _ := content.LoadSite(site.FS)
 	svc := &board.Service{Challenges: challenge.New(make([]byte, 32), nil), Now: time.Now, Limits: board.DefaultLimits, BaseURL: s.BaseURL}
 	tools := mcp.NewServer(mcp.Site{BaseURL: "https://bench.example", Title: "Bench", Owner: "Bench", Version: "0"}, mcp.Handlers{Board: svc})
-	srv := New(config.Config{Addr: "127.0.0.1:0"}, s, log, Deps{Board: svc, MCP: tools, Limits: Limits{MCP: 1 << 30}})
+	srv := New(config.Config{Addr: "127.0.0.1:0", Limits: config.Limits{MCP: 1 << 30}}, s, log, Deps{Board: svc, MCP: tools})
 	for _, bc := range []struct{ name, body string }{
 		{"list", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
 		{"call", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_collusion_challenge","arguments":{}}}`},

@@ -27,18 +27,6 @@ import (
 // maxNoteBody caps the body of a POST of a note; a note is at most a few kilobytes of JSON.
 const maxNoteBody = 16 << 10
 
-// Limits are the per-address request limits of the routes, per minute. Posts and challenges are not here: they
-// are the board's (board.Service.PostRate and ChallengeRate), shared by every channel.
-type Limits struct {
-	Reads, MCP, Logos int
-	OG                int // images drawn, not those answered from the cache
-	Owner             int // failed owner-token attempts
-}
-
-// DefaultLimits are DESIGN.md's and SPEC.md's: 120 reads, 120 MCP calls and 60 logo lookups a minute per address;
-// and 30 new Open Graph images and 10 wrong owner tokens.
-var DefaultLimits = Limits{Reads: 120, MCP: 120, Logos: 60, OG: 30, Owner: 10}
-
 type limiters struct {
 	reads, mcp, logos, og, owner *ratelimit.Limiter
 }

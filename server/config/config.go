@@ -1,4 +1,7 @@
 // Package config reads the server's configuration from the environment into one validated struct with defaults.
+// Every variable is one row of Vars: its name, its default as README gives it, what it is for, and how it is read
+// and checked. FromEnv, its error messages and the test that README's table lists exactly these variables all
+// read the same rows.
 package config
 
 import (
@@ -21,7 +24,7 @@ type Config struct {
 	DataDir                 string         // DATA_DIR
 	PublicDir               string         // PUBLIC_DIR; empty: serve only the API
 	BaseURL                 string         // BASE_URL
-	AdminToken              string         // ADMIN_TOKEN; empty: DELETE always answers 401
+	AdminToken              string         // ADMIN_TOKEN; empty: owner routes always answer 401
 	ChallengeSecret         string         // CHALLENGE_SECRET; empty: generated and kept in the store
 	ChallengeSecretPrevious string         // CHALLENGE_SECRET_PREVIOUS
 	TrustedProxies          []netip.Prefix // TRUSTED_PROXIES
@@ -33,13 +36,7 @@ type Config struct {
 	ScreenLLMModel          string         // SCREEN_LLM_MODEL
 	ScreenLLMKey            string         // SCREEN_LLM_KEY
 	ScreenLLMFailClosed     bool           // SCREEN_LLM_FAIL=closed
-	RatePosts               int            // RATE_POSTS: notes posted per address per minute
-	RateChallenges          int            // RATE_CHALLENGES: challenges per address per minute
-	RateReads               int            // RATE_READS: board reads per address per minute
-	RateMCP                 int            // RATE_MCP: MCP calls per address per minute
-	RateLogos               int            // RATE_LOGOS: logo lookups per address per minute
-	RateOG                  int            // RATE_OG: Open Graph images drawn (not cached) per address per minute
-	RateOwner               int            // RATE_OWNER: failed owner-token attempts per address per minute
+	Limits                  Limits         // RATE_*
 	LogoServices            []string       // LOGO_SERVICES: icon services' address templates, {domain} replaced
 	MetricsAddr             string         // METRICS_ADDR: where /metrics listens; empty: off
 	Pprof                   bool           // PPROF=1: Go's profiles beside /metrics
@@ -47,6 +44,16 @@ type Config struct {
 	LogFormat               string         // LOG_FORMAT: json or text; empty picks text on a terminal
 	ShutdownTimeout         time.Duration  // SHUTDOWN_TIMEOUT
 }
+
+// Limits are the per-address limits, per minute: the board's (posts and challenges, shared by every channel) and
+// the routes' (reads, MCP calls, logo lookups, drawn images, wrong owner tokens).
+type Limits struct {
+	Posts, Challenges, Reads, MCP, Logos, OG, Owner int
+}
+
+// DefaultLimits are SPEC.md's and DESIGN.md's: 10 posts, 30 challenges, 120 reads, 120 MCP calls and 60 logo
+// lookups a minute per address; and 30 drawn images and 10 wrong owner tokens.
+var DefaultLimits = Limits{Posts: 10, Challenges: 30, Reads: 120, MCP: 120, Logos: 60, OG: 30, Owner: 10}
 
 // Defaults are the settings of the site itself, from site.yaml, that the environment may override.
 type Defaults struct {
@@ -62,13 +69,7 @@ func Default(d Defaults) Config {
 		PublicDir:       "public",
 		BaseURL:         d.BaseURL,
 		WritingFeedURL:  d.WritingFeedURL,
-		RatePosts:       10,
-		RateChallenges:  30,
-		RateReads:       120,
-		RateMCP:         120,
-		RateLogos:       60,
-		RateOG:          30,
-		RateOwner:       10,
+		Limits:          DefaultLimits,
 		LogoServices:    DefaultLogoServices,
 		LogLevel:        slog.LevelInfo,
 		ShutdownTimeout: 10 * time.Second,
@@ -81,12 +82,47 @@ var DefaultLogoServices = []string{
 	"https://www.google.com/s2/favicons?domain={domain}&sz=128",
 }
 
-// Vars lists every variable FromEnv reads, in the order README documents them.
-var Vars = []string{
-	"ADDR", "DATA_DIR", "PUBLIC_DIR", "BASE_URL", "ADMIN_TOKEN", "CHALLENGE_SECRET", "CHALLENGE_SECRET_PREVIOUS",
-	"TRUSTED_PROXIES", "PROXY", "PROXY_SECRET", "WRITING_FEED_URL", "BOARD_CLOSED", "SCREEN_LLM_URL", "SCREEN_LLM_MODEL",
-	"SCREEN_LLM_KEY", "SCREEN_LLM_FAIL", "RATE_POSTS", "RATE_CHALLENGES", "RATE_READS", "RATE_MCP", "RATE_LOGOS", "RATE_OG",
-	"RATE_OWNER", "LOGO_SERVICES", "METRICS_ADDR", "PPROF", "LOG_LEVEL", "LOG_FORMAT", "SHUTDOWN_TIMEOUT",
+// Var is one environment variable: its name, its default as README gives it, what it is for (both also in
+// README's configuration table), and how a value is read into a Config. read's error says what is wrong with the
+// value; FromEnv puts the variable's name before it.
+type Var struct {
+	Name    string
+	Default string
+	Doc     string
+	read    func(c *Config, value string) error
+}
+
+// Vars are the variables FromEnv reads, in the order README documents them.
+var Vars = []Var{
+	{"ADDR", ":8080", "listen address", hostPort(func(c *Config) *string { return &c.Addr }, "for example :8080 or 127.0.0.1:8080")},
+	{"DATA_DIR", "./data", "the board's Pebble store", nonEmpty(func(c *Config) *string { return &c.DataDir }, "must name a folder for the store")},
+	{"PUBLIC_DIR", "public", "the built site served in local mode; empty serves only the API", folder},
+	{"BASE_URL", "baseURL of site/site.yaml", "public address in every absolute URL the server writes", text(func(c *Config) *string { return &c.BaseURL })}, // checked in check, default or not
+	{"ADMIN_TOKEN", "unset", "the owner's bearer token", secret(func(c *Config) *string { return &c.AdminToken }, "or unset it to turn owner routes off")},
+	{"CHALLENGE_SECRET", "generated and stored", "challenge signing key", secret(func(c *Config) *string { return &c.ChallengeSecret }, "")},
+	{"CHALLENGE_SECRET_PREVIOUS", "unset", "the previous challenge key, during a rotation", text(func(c *Config) *string { return &c.ChallengeSecretPrevious })},
+	{"TRUSTED_PROXIES", "none", "CIDRs or addresses whose forwarded headers are believed", proxies},
+	{"PROXY", "empty", "netlify: the proxy is Netlify", proxyKind},
+	{"PROXY_SECRET", "unset", "what a request must carry for its forwarded headers to be believed", secret(func(c *Config) *string { return &c.ProxySecret }, "")},
+	{"WRITING_FEED_URL", "writingFeedURL of site/site.yaml", "the external blog's feed", optionalURL(func(c *Config) *string { return &c.WritingFeedURL })},
+	{"BOARD_CLOSED", "0", "1 refuses new notes", flag(func(c *Config) *bool { return &c.BoardClosed })},
+	{"SCREEN_LLM_URL", "unset", "OpenAI-compatible classifier for the content screen", optionalURL(func(c *Config) *string { return &c.ScreenLLMURL })},
+	{"SCREEN_LLM_MODEL", "unset", "the classifier's model", text(func(c *Config) *string { return &c.ScreenLLMModel })},
+	{"SCREEN_LLM_KEY", "unset", "the classifier's API key", text(func(c *Config) *string { return &c.ScreenLLMKey })},
+	{"SCREEN_LLM_FAIL", "open", "closed refuses notes (503) when the classifier fails", failMode},
+	{"RATE_POSTS", "10", "notes posted per client address and minute", rate(func(l *Limits) *int { return &l.Posts })},
+	{"RATE_CHALLENGES", "30", "challenges per client address and minute", rate(func(l *Limits) *int { return &l.Challenges })},
+	{"RATE_READS", "120", "reads per client address and minute", rate(func(l *Limits) *int { return &l.Reads })},
+	{"RATE_MCP", "120", "MCP calls per client address and minute", rate(func(l *Limits) *int { return &l.MCP })},
+	{"RATE_LOGOS", "60", "logo lookups per client address and minute", rate(func(l *Limits) *int { return &l.Logos })},
+	{"RATE_OG", "30", "Open Graph images drawn per client address and minute", rate(func(l *Limits) *int { return &l.OG })},
+	{"RATE_OWNER", "10", "wrong owner tokens per client address and minute", rate(func(l *Limits) *int { return &l.Owner })},
+	{"LOGO_SERVICES", "DuckDuckGo's and Google's icon services", "icon service addresses with {domain}, tried last", logoServices},
+	{"METRICS_ADDR", "unset", "where Prometheus metrics listen", optionalHostPort(func(c *Config) *string { return &c.MetricsAddr })},
+	{"PPROF", "0", "1 serves Go's profiles on METRICS_ADDR", flag(func(c *Config) *bool { return &c.Pprof })},
+	{"LOG_LEVEL", "info", "debug, info, warn or error", logLevel},
+	{"LOG_FORMAT", "text on a terminal, else JSON", "text or json", logFormat},
+	{"SHUTDOWN_TIMEOUT", "10s", "how long requests in flight may finish at shutdown", shutdown},
 }
 
 // FromEnv reads the configuration through lookup (os.LookupEnv in production) over the defaults, and validates it.
@@ -95,41 +131,24 @@ var Vars = []string{
 func FromEnv(lookup func(string) (string, bool), d Defaults) (Config, error) {
 	c := Default(d)
 	var errs []error
-	bad := func(name, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{name}, args...)...))
-	}
-	str := func(name string, dst *string) {
-		if v, ok := lookup(name); ok {
-			*dst = strings.TrimSpace(v)
+	for _, v := range Vars {
+		value, ok := lookup(v.Name)
+		if !ok {
+			continue
+		}
+		if err := v.read(&c, strings.TrimSpace(value)); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", v.Name, err))
 		}
 	}
-	str("ADDR", &c.Addr)
-	str("DATA_DIR", &c.DataDir)
-	str("PUBLIC_DIR", &c.PublicDir)
-	str("BASE_URL", &c.BaseURL)
-	str("ADMIN_TOKEN", &c.AdminToken)
-	str("CHALLENGE_SECRET", &c.ChallengeSecret)
-	str("CHALLENGE_SECRET_PREVIOUS", &c.ChallengeSecretPrevious)
-	str("WRITING_FEED_URL", &c.WritingFeedURL)
-	str("SCREEN_LLM_URL", &c.ScreenLLMURL)
-	str("SCREEN_LLM_MODEL", &c.ScreenLLMModel)
-	str("SCREEN_LLM_KEY", &c.ScreenLLMKey)
-	str("LOG_FORMAT", &c.LogFormat)
-	str("METRICS_ADDR", &c.MetricsAddr)
-	str("PROXY_SECRET", &c.ProxySecret)
+	errs = append(errs, c.check()...)
+	return c, errors.Join(errs...)
+}
 
-	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
-		bad("ADDR", "%q is not host:port (for example :8080 or 127.0.0.1:8080)", c.Addr)
-	}
-	if c.MetricsAddr != "" {
-		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
-			bad("METRICS_ADDR", "%q is not host:port (for example 127.0.0.1:9090)", c.MetricsAddr)
-		} else if c.MetricsAddr == c.Addr && !strings.HasSuffix(c.Addr, ":0") {
-			bad("METRICS_ADDR", "must differ from ADDR: metrics are never served beside the public API")
-		}
-	}
-	if c.DataDir == "" {
-		bad("DATA_DIR", "must name a folder for the store")
+// check is what no single variable can say: values that must agree, and defaults that must hold.
+func (c *Config) check() (errs []error) {
+	bad := func(name, format string, args ...any) { errs = append(errs, fmt.Errorf(name+": "+format, args...)) }
+	if c.MetricsAddr != "" && c.MetricsAddr == c.Addr && !strings.HasSuffix(c.Addr, ":0") {
+		bad("METRICS_ADDR", "must differ from ADDR: metrics are never served beside the public API")
 	}
 	if c.PublicDir != "" {
 		if fi, err := os.Stat(c.PublicDir); err != nil || !fi.IsDir() {
@@ -137,124 +156,208 @@ func FromEnv(lookup func(string) (string, bool), d Defaults) (Config, error) {
 		}
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
-	for _, u := range []struct {
-		name, value string
-		required    bool
-	}{{"BASE_URL", c.BaseURL, true}, {"WRITING_FEED_URL", c.WritingFeedURL, false}, {"SCREEN_LLM_URL", c.ScreenLLMURL, false}} {
-		if u.required || u.value != "" {
-			if err := checkURL(u.value); err != nil {
-				bad(u.name, "%v", err)
-			}
-		}
-	}
-	if c.ChallengeSecret != "" && len(c.ChallengeSecret) < 32 {
-		bad("CHALLENGE_SECRET", "must be at least 32 characters (try: openssl rand -hex 32)")
-	}
-	if c.AdminToken != "" && utf8.RuneCountInString(c.AdminToken) < 32 {
-		bad("ADMIN_TOKEN", "must be at least 32 characters, or unset to turn owner routes off (try: openssl rand -hex 32)")
-	}
-	if c.ProxySecret != "" && utf8.RuneCountInString(c.ProxySecret) < 32 {
-		bad("PROXY_SECRET", "must be at least 32 characters (try: openssl rand -hex 32)")
-	}
-	if v, ok := lookup("PROXY"); ok {
-		switch strings.ToLower(strings.TrimSpace(v)) {
-		case "":
-		case "netlify":
-			c.ProxyNetlify = true
-		default:
-			bad("PROXY", "%q is not netlify or empty (any other proxy: X-Forwarded-For)", v)
-		}
+	if err := checkURL(c.BaseURL); err != nil {
+		bad("BASE_URL", "%v", err)
 	}
 	if c.ChallengeSecretPrevious != "" && c.ChallengeSecret == "" {
 		bad("CHALLENGE_SECRET_PREVIOUS", "is only used beside CHALLENGE_SECRET, during a rotation")
 	}
-	if v, ok := lookup("LOGO_SERVICES"); ok {
-		c.LogoServices = nil
-		for _, f := range strings.Split(v, ",") {
-			if f = strings.TrimSpace(f); f == "" {
-				continue
-			}
-			if err := checkURL(f); err != nil || !strings.Contains(f, "{domain}") {
-				bad("LOGO_SERVICES", "%q is not an http(s) address with {domain} in it", f)
-				continue
-			}
-			c.LogoServices = append(c.LogoServices, f)
-		}
-	}
-	if v, ok := lookup("TRUSTED_PROXIES"); ok && strings.TrimSpace(v) != "" {
-		for _, f := range strings.Split(v, ",") {
-			f = strings.TrimSpace(f)
-			p, err := netip.ParsePrefix(f)
-			if err != nil {
-				if a, aerr := netip.ParseAddr(f); aerr == nil {
-					p = netip.PrefixFrom(a, a.BitLen())
-				} else {
-					bad("TRUSTED_PROXIES", "%q is not a CIDR such as 10.0.0.0/8 or an address", f)
-					continue
-				}
-			}
-			c.TrustedProxies = append(c.TrustedProxies, p.Masked())
-		}
-	}
 	if c.ProxyNetlify && len(c.TrustedProxies) == 0 && c.ProxySecret == "" {
 		bad("PROXY", "netlify needs PROXY_SECRET (or TRUSTED_PROXIES) to know a request came through Netlify")
 	}
-	for _, f := range []struct {
-		name string
-		dst  *bool
-	}{{"BOARD_CLOSED", &c.BoardClosed}, {"PPROF", &c.Pprof}} {
-		if v, ok := lookup(f.name); ok {
-			switch strings.ToLower(strings.TrimSpace(v)) {
-			case "1", "true", "yes":
-				*f.dst = true
-			case "", "0", "false", "no":
-			default:
-				bad(f.name, "%q is not 0 or 1", v)
-			}
+	return errs
+}
+
+// The readers of the rows.
+
+func text(field func(*Config) *string) func(*Config, string) error {
+	return func(c *Config, v string) error { *field(c) = v; return nil }
+}
+
+func nonEmpty(field func(*Config) *string, problem string) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		if v == "" {
+			return errors.New(problem)
 		}
+		*field(c) = v
+		return nil
 	}
-	if v, ok := lookup("SCREEN_LLM_FAIL"); ok {
-		switch strings.ToLower(strings.TrimSpace(v)) {
-		case "", "open":
-		case "closed":
-			c.ScreenLLMFailClosed = true
+}
+
+func hostPort(field func(*Config) *string, example string) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		if _, _, err := net.SplitHostPort(v); err != nil {
+			return fmt.Errorf("%q is not host:port (%s)", v, example)
+		}
+		*field(c) = v
+		return nil
+	}
+}
+
+func optionalHostPort(field func(*Config) *string) func(*Config, string) error {
+	required := hostPort(field, "for example 127.0.0.1:9090")
+	return func(c *Config, v string) error {
+		if v == "" {
+			*field(c) = ""
+			return nil
+		}
+		return required(c, v)
+	}
+}
+
+func folder(c *Config, v string) error { c.PublicDir = v; return nil } // checked once the value is final (check)
+
+func absURL(field func(*Config) *string) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		if err := checkURL(v); err != nil {
+			return err
+		}
+		*field(c) = v
+		return nil
+	}
+}
+
+func optionalURL(field func(*Config) *string) func(*Config, string) error {
+	required := absURL(field)
+	return func(c *Config, v string) error {
+		if v == "" {
+			*field(c) = ""
+			return nil
+		}
+		return required(c, v)
+	}
+}
+
+// secret reads a token that must be long enough not to be guessed; empty leaves it unset.
+func secret(field func(*Config) *string, otherwise string) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		if v != "" && utf8.RuneCountInString(v) < 32 {
+			return fmt.Errorf("must be at least 32 characters %s(try: openssl rand -hex 32)", strings.TrimSpace(otherwise+" "))
+		}
+		*field(c) = v
+		return nil
+	}
+}
+
+func flag(field func(*Config) *bool) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		switch strings.ToLower(v) {
+		case "1", "true", "yes":
+			*field(c) = true
+		case "", "0", "false", "no":
+			*field(c) = false
 		default:
-			bad("SCREEN_LLM_FAIL", "%q is not open or closed", v)
+			return fmt.Errorf("%q is not 0 or 1", v)
 		}
+		return nil
 	}
-	for _, r := range []struct {
-		name string
-		dst  *int
-	}{{"RATE_POSTS", &c.RatePosts}, {"RATE_CHALLENGES", &c.RateChallenges}, {"RATE_READS", &c.RateReads}, {"RATE_MCP", &c.RateMCP}, {"RATE_LOGOS", &c.RateLogos},
-		{"RATE_OG", &c.RateOG}, {"RATE_OWNER", &c.RateOwner}} {
-		if v, ok := lookup(r.name); ok && strings.TrimSpace(v) != "" {
-			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil || n < 1 {
-				bad(r.name, "%q is not a whole number of requests per minute, 1 or more", v)
+}
+
+func rate(field func(*Limits) *int) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		if v == "" {
+			return nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%q is not a whole number of requests per minute, 1 or more", v)
+		}
+		*field(&c.Limits) = n
+		return nil
+	}
+}
+
+func proxies(c *Config, v string) error {
+	c.TrustedProxies = nil
+	var bad []string
+	for _, f := range strings.Split(v, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			a, aerr := netip.ParseAddr(f)
+			if aerr != nil {
+				bad = append(bad, fmt.Sprintf("%q is not a CIDR such as 10.0.0.0/8 or an address", f))
 				continue
 			}
-			*r.dst = n
+			p = netip.PrefixFrom(a, a.BitLen())
 		}
+		c.TrustedProxies = append(c.TrustedProxies, p.Masked())
 	}
-	if v, ok := lookup("LOG_LEVEL"); ok && strings.TrimSpace(v) != "" {
-		if err := c.LogLevel.UnmarshalText([]byte(strings.TrimSpace(v))); err != nil {
-			bad("LOG_LEVEL", "%q is not debug, info, warn or error", v)
-		}
+	if len(bad) > 0 {
+		return errors.New(strings.Join(bad, "; "))
 	}
-	switch c.LogFormat {
-	case "", "json", "text":
+	return nil
+}
+
+func proxyKind(c *Config, v string) error {
+	switch strings.ToLower(v) {
+	case "":
+		c.ProxyNetlify = false
+	case "netlify":
+		c.ProxyNetlify = true
 	default:
-		bad("LOG_FORMAT", "%q is not json or text", c.LogFormat)
+		return fmt.Errorf("%q is not netlify or empty (any other proxy: X-Forwarded-For)", v)
 	}
-	if v, ok := lookup("SHUTDOWN_TIMEOUT"); ok && strings.TrimSpace(v) != "" {
-		d, err := time.ParseDuration(strings.TrimSpace(v))
-		if err != nil || d <= 0 {
-			bad("SHUTDOWN_TIMEOUT", "%q is not a positive duration such as 10s", v)
-		} else {
-			c.ShutdownTimeout = d
+	return nil
+}
+
+func failMode(c *Config, v string) error {
+	switch strings.ToLower(v) {
+	case "", "open":
+		c.ScreenLLMFailClosed = false
+	case "closed":
+		c.ScreenLLMFailClosed = true
+	default:
+		return fmt.Errorf("%q is not open or closed", v)
+	}
+	return nil
+}
+
+func logoServices(c *Config, v string) error {
+	c.LogoServices = nil
+	for _, f := range strings.Split(v, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
 		}
+		if err := checkURL(f); err != nil || !strings.Contains(f, "{domain}") {
+			return fmt.Errorf("%q is not an http(s) address with {domain} in it", f)
+		}
+		c.LogoServices = append(c.LogoServices, f)
 	}
-	return c, errors.Join(errs...)
+	return nil
+}
+
+func logLevel(c *Config, v string) error {
+	if v == "" {
+		return nil
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
+		return fmt.Errorf("%q is not debug, info, warn or error", v)
+	}
+	return nil
+}
+
+func logFormat(c *Config, v string) error {
+	switch v {
+	case "", "json", "text":
+		c.LogFormat = v
+		return nil
+	}
+	return fmt.Errorf("%q is not json or text", v)
+}
+
+func shutdown(c *Config, v string) error {
+	if v == "" {
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return fmt.Errorf("%q is not a positive duration such as 10s", v)
+	}
+	c.ShutdownTimeout = d
+	return nil
 }
 
 func checkURL(raw string) error {

@@ -2,6 +2,8 @@ package config
 
 import (
 	"log/slog"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -45,7 +47,7 @@ func TestFromEnv(t *testing.T) {
 		{"metrics beside the API", map[string]string{"ADDR": "127.0.0.1:9000", "METRICS_ADDR": "127.0.0.1:9000"}, "METRICS_ADDR: must differ from ADDR", nil},
 		{"metrics on", map[string]string{"METRICS_ADDR": "127.0.0.1:9090", "RATE_LOGOS": "5", "LOGO_SERVICES": "https://icons.example/{domain}.png"}, "",
 			func(c Config) bool {
-				return c.MetricsAddr == "127.0.0.1:9090" && c.RateLogos == 5 && len(c.LogoServices) == 1
+				return c.MetricsAddr == "127.0.0.1:9090" && c.Limits.Logos == 5 && len(c.LogoServices) == 1
 			}},
 		{"bad logo service", map[string]string{"LOGO_SERVICES": "https://icons.example/fixed.png"}, "LOGO_SERVICES:", nil},
 		{"missing public dir", map[string]string{"PUBLIC_DIR": "/nope"}, "PUBLIC_DIR: \"/nope\" is not a folder", nil},
@@ -59,7 +61,9 @@ func TestFromEnv(t *testing.T) {
 		{"bad log level", map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL:", nil},
 		{"bad shutdown", map[string]string{"SHUTDOWN_TIMEOUT": "-1s"}, "SHUTDOWN_TIMEOUT:", nil},
 		{"rate limits", map[string]string{"RATE_POSTS": "100", "RATE_READS": "100000"}, "",
-			func(c Config) bool { return c.RatePosts == 100 && c.RateChallenges == 30 && c.RateReads == 100000 }},
+			func(c Config) bool {
+				return c.Limits.Posts == 100 && c.Limits.Challenges == 30 && c.Limits.Reads == 100000
+			}},
 		{"bad rate", map[string]string{"RATE_CHALLENGES": "0"}, "RATE_CHALLENGES:", nil},
 	}
 	for _, tt := range tests {
@@ -86,5 +90,49 @@ func TestEveryProblemIsReported(t *testing.T) {
 	_, err := FromEnv(env(map[string]string{"ADDR": "x", "LOG_LEVEL": "y", "PUBLIC_DIR": ""}), defaults)
 	if err == nil || !strings.Contains(err.Error(), "ADDR:") || !strings.Contains(err.Error(), "LOG_LEVEL:") {
 		t.Fatalf("error = %v, want both ADDR and LOG_LEVEL named", err)
+	}
+}
+
+// README's configuration table lists exactly the variables FromEnv reads, each with the default its row gives.
+func TestREADMEListsEveryVariable(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(data)
+	start, end := strings.Index(section, "## Configuration"), strings.Index(section, "## Deploying")
+	if start < 0 || end < start {
+		t.Fatal("README has no Configuration section before Deploying")
+	}
+	documented := map[string]string{} // name: default, as README gives it
+	name := regexp.MustCompile("`([A-Z][A-Z0-9_]+)`")
+	for _, line := range strings.Split(section[start:end], "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 || !strings.HasPrefix(strings.TrimSpace(cells[1]), "`") {
+			continue
+		}
+		names := name.FindAllStringSubmatch(cells[1], -1)
+		defaults := strings.Split(cells[2], ",")
+		for i, m := range names {
+			d := cells[2]
+			if len(defaults) == len(names) {
+				d = defaults[i]
+			}
+			documented[m[1]] = strings.TrimSpace(strings.ReplaceAll(d, "`", ""))
+		}
+	}
+	for _, v := range Vars {
+		d, ok := documented[v.Name]
+		if !ok {
+			t.Errorf("README's configuration table does not list %s", v.Name)
+			continue
+		}
+		if !strings.HasPrefix(d, v.Default) {
+			t.Errorf("%s: README gives the default %q, the code %q", v.Name, d, v.Default)
+		}
+		delete(documented, v.Name)
+	}
+	for n := range documented {
+		t.Errorf("README's configuration table lists %s, which the server does not read", n)
 	}
 }
