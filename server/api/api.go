@@ -1,5 +1,6 @@
-// Package api is the server's HTTP face: the route table, the JSON envelope and error writer, and local mode,
-// which serves the built site with the same rules as the static host.
+// Package api is the server's HTTP face: the API's endpoints with their limits, the JSON envelope and the one
+// error writer, and the guards every request passes. In local mode the static host's emulation (server/host)
+// stands in front of it, so that one process answers the whole site.
 package api
 
 import (
@@ -18,10 +19,12 @@ import (
 	"twofold/server/config"
 	"twofold/server/content"
 	"twofold/server/errcode"
+	"twofold/server/host"
 	"twofold/server/logo"
 	"twofold/server/mcp"
 	"twofold/server/metrics"
 	"twofold/server/og"
+	"twofold/server/paths"
 	"twofold/server/ratelimit"
 	"twofold/server/writing"
 
@@ -41,8 +44,7 @@ type Server struct {
 	cfg       config.Config
 	log       *slog.Logger
 	site      *content.Site
-	rules     []Rule
-	headers   []HeaderRule
+	host      *host.Host // the static host's rules and files, in front of the API
 	endpoints []Endpoint
 	http      *fasthttp.Server
 
@@ -56,8 +58,7 @@ type Server struct {
 	limits       limiters
 	pages        pageCache
 	listingTail  []byte
-	rulePrefixes []string // literalPrefix of each rule
-	loopbackBind bool     // ADDR is a loopback address: MCP answers only local origins
+	loopbackBind bool // ADDR is a loopback address: MCP answers only local origins
 }
 
 // Deps are the capabilities the server answers for; a nil one has no routes.
@@ -74,14 +75,12 @@ type Deps struct {
 
 // New builds a server from its configuration, the site it serves and its capabilities.
 func New(cfg config.Config, site *content.Site, log *slog.Logger, deps Deps) *Server {
-	s := &Server{cfg: cfg, log: log, site: site, rules: Rules(site.Pages), headers: Headers(), board: deps.Board, mcp: deps.MCP,
+	s := &Server{cfg: cfg, log: log, site: site, board: deps.Board, mcp: deps.MCP,
 		writing: deps.Writing, logos: deps.Logos, og: deps.OG, metrics: deps.Metrics, health: deps.Health}
 	if s.board != nil {
 		s.listingTail = listingTail(s.board)
 	}
-	for _, r := range s.rules {
-		s.rulePrefixes = append(s.rulePrefixes, literalPrefix(r.From))
-	}
+	s.host = host.New(cfg.PublicDir, site.Pages, s)
 	s.loopbackBind = boundToLoopback(cfg.Addr)
 	now := deps.Now
 	if now == nil {
@@ -136,7 +135,8 @@ func (s *Server) Handle(ctx *fasthttp.RequestCtx) {
 // routeKey is the user value under which dispatch leaves the pattern of the route it chose.
 const routeKey = "twofold.route"
 
-// handle answers one request: the rules in order, then the API, then a file of the built site.
+// handle answers one request: past the guards, a preflight of the API, or the static host (which hands the API's
+// requests to ServeAPI).
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -151,41 +151,18 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			"send one of Content-Length and Transfer-Encoding, and each header on one line"))
 		return
 	}
-	path := string(ctx.Path())
-	if ctx.IsOptions() && isAPI(path) {
+	if ctx.IsOptions() && host.IsAPI(string(ctx.Path())) {
 		s.preflight(ctx)
 		return
 	}
-	for i, r := range s.rules {
-		if !strings.HasPrefix(path, s.rulePrefixes[i]) {
-			continue
-		}
-		if !matches(r.From, path) {
-			continue
-		}
-		if r.Kind == Dynamic {
-			s.dispatch(ctx, path) // a dynamic rule forwards the path as it is (TestDynamicRulesForwardThePath)
-			return
-		}
-		vars, _ := match(r.From, path)
-		if s.cfg.PublicDir == "" {
-			break // without the built site, its rewrites are the static host's business
-		}
-		s.serveRewrite(ctx, r, vars)
-		return
-	}
-	if isAPI(path) {
-		s.dispatch(ctx, path)
-		return
-	}
-	if s.cfg.PublicDir == "" {
-		s.writeError(ctx, errcode.New(errcode.NotFound, "this server answers only the API", "the site's pages are served by the static host"))
-		return
-	}
-	s.serveFile(ctx, path)
+	s.host.Handle(ctx)
 }
 
-func isAPI(path string) bool { return path == "/api" || strings.HasPrefix(path, "/api/") }
+// ServeAPI answers a request for an API path (host.API).
+func (s *Server) ServeAPI(ctx *fasthttp.RequestCtx) { s.dispatch(ctx, string(ctx.Path())) }
+
+// WriteError answers an error as the JSON envelope (host.API).
+func (s *Server) WriteError(ctx *fasthttp.RequestCtx, err error) { s.writeError(ctx, err) }
 
 // dispatch hands the request to the endpoint of path, answering 405 with Allow when the path exists under another
 // method, and 404 when it does not exist at all.
@@ -194,7 +171,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, path string) {
 	var allow []string
 	var fallback *Endpoint
 	for i, e := range s.endpoints {
-		vars, ok := match(e.Path, path)
+		vars, ok := paths.Match(e.Path, path)
 		if !ok {
 			continue
 		}
@@ -275,15 +252,11 @@ func apiHeaders(ctx *fasthttp.RequestCtx) {
 	}
 }
 
+// envelope is the body of a successful answer; an error's is errcode.Envelope.
 type envelope struct {
-	Success  bool   `json:"success"`
-	Docs     string `json:"docs,omitempty"`
-	Data     any    `json:"data,omitempty"`
-	Error    string `json:"error,omitempty"`
-	Code     string `json:"code,omitempty"`
-	Hint     string `json:"hint,omitempty"`
-	Category string `json:"category,omitempty"`
-	Field    string `json:"field,omitempty"`
+	Success bool   `json:"success"`
+	Docs    string `json:"docs,omitempty"`
+	Data    any    `json:"data,omitempty"`
 }
 
 // writeData answers {"success": true, "data": data} with status.
@@ -309,18 +282,14 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error) {
 	if internal {
 		s.log.Error("internal error", "method", string(ctx.Method()), "path", string(ctx.Path()), "err", err)
 	}
-	docs := e.Docs
-	if docs == "" {
-		docs = s.site.URL("/openapi.json")
-	}
-	body, _ := json.Marshal(envelope{Error: e.Message, Code: string(e.Code), Hint: e.Hint, Category: e.Category, Field: e.Field, Docs: docs})
+	body, _ := json.Marshal(e.Envelope(s.site.URL(paths.OpenAPI)))
 	ctx.Response.ResetBody()
 	apiHeaders(ctx)
 	if e.Allow != "" {
 		ctx.Response.Header.Set("Allow", e.Allow)
 	}
 	if e.RetryAfter > 0 {
-		ctx.Response.Header.Set("Retry-After", strconv.Itoa(ratelimit.Seconds(e.RetryAfter)))
+		ctx.Response.Header.Set("Retry-After", strconv.Itoa(errcode.CeilSeconds(e.RetryAfter)))
 	}
 	if e.RateLimit != nil {
 		rateLimitHeaders(ctx, e.RateLimit)

@@ -31,20 +31,6 @@ type limiters struct {
 	reads, mcp, logos, og, owner *ratelimit.Limiter
 }
 
-func (s *Server) boardRoutes() []Endpoint {
-	if s.board == nil {
-		return nil
-	}
-	return []Endpoint{
-		{fasthttp.MethodGet, paths.Notes, s.limited("reads", s.limits.reads, s.listNotes)},
-		{fasthttp.MethodPost, paths.Notes, s.postNote}, // limited by the board
-		{fasthttp.MethodDelete, paths.Notes, s.deleteNote},
-		{fasthttp.MethodGet, paths.Audit, s.getAudit},
-		{fasthttp.MethodGet, paths.Challenge, s.getChallenge}, // limited by the board
-		{fasthttp.MethodGet, paths.Thread + ":id", s.limited("reads", s.limits.reads, s.getThread)},
-	}
-}
-
 // limited applies a per-address limit: every answer carries the RateLimit-* headers, and a refusal is 429
 // RATE_LIMITED with Retry-After.
 func (s *Server) limited(name string, l *ratelimit.Limiter, next fasthttp.RequestHandler) fasthttp.RequestHandler {
@@ -65,7 +51,7 @@ func rateLimitHeaders(ctx *fasthttp.RequestCtx, r *errcode.RateLimit) {
 	h := &ctx.Response.Header
 	h.Set("RateLimit-Limit", strconv.Itoa(r.Limit))
 	h.Set("RateLimit-Remaining", strconv.Itoa(r.Remaining))
-	h.Set("RateLimit-Reset", strconv.Itoa(ratelimit.Seconds(r.Reset)))
+	h.Set("RateLimit-Reset", strconv.Itoa(errcode.CeilSeconds(r.Reset)))
 }
 
 // caller is the board's view of the request: its channel and address; the board's limit decisions are answered

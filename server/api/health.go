@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"twofold/server/errcode"
-	"twofold/server/paths"
 
 	"github.com/valyala/fasthttp"
 )
@@ -22,10 +21,6 @@ type HealthData struct {
 	Store         string `json:"store"`
 	Version       string `json:"version"`
 	UptimeSeconds int64  `json:"uptimeSeconds"`
-}
-
-func (s *Server) healthRoutes() []Endpoint {
-	return []Endpoint{{fasthttp.MethodGet, paths.Health, s.getHealth}}
 }
 
 // getHealth answers 200 when the store answers a read, and 503 STORE_UNAVAILABLE when it does not. Never cached.

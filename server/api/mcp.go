@@ -6,22 +6,12 @@ import (
 	"strconv"
 	"strings"
 
+	"twofold/server/errcode"
 	"twofold/server/mcp"
-	"twofold/server/paths"
 	"twofold/server/ratelimit"
 
 	"github.com/valyala/fasthttp"
 )
-
-func (s *Server) mcpRoutes() []Endpoint {
-	if s.mcp == nil {
-		return nil
-	}
-	return []Endpoint{
-		{fasthttp.MethodPost, paths.MCP, s.postMCP},
-		{anyMethod, paths.MCP, s.mcpWrongMethod}, // GET (no event stream), DELETE (no session), and all others
-	}
-}
 
 // postMCP is the Streamable HTTP transport, stateless: one JSON-RPC message per POST, answered as JSON.
 func (s *Server) postMCP(ctx *fasthttp.RequestCtx) {
@@ -39,7 +29,7 @@ func (s *Server) postMCP(ctx *fasthttp.RequestCtx) {
 	d := s.limits.mcp.Allow(ratelimit.Key(client))
 	if !d.Allowed {
 		s.metrics.RateLimited("mcp")
-		secs := ratelimit.Seconds(d.RetryAfter)
+		secs := errcode.CeilSeconds(d.RetryAfter)
 		ctx.Response.Header.Set("Retry-After", strconv.Itoa(secs))
 		rateLimitHeaders(ctx, d.Header())
 		s.writeRPC(ctx, fasthttp.StatusTooManyRequests, mcp.ErrorBody(-32000, "Too many requests from this address: wait "+strconv.Itoa(secs)+" seconds"))

@@ -14,21 +14,6 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// Writing, logo and Open Graph: the routes of the outside world's content and of drawn images.
-func (s *Server) mediaRoutes() []Endpoint {
-	var es []Endpoint
-	if s.writing != nil {
-		es = append(es, Endpoint{fasthttp.MethodGet, paths.Writing, s.limited("reads", s.limits.reads, s.getWriting)})
-	}
-	if s.logos != nil {
-		es = append(es, Endpoint{fasthttp.MethodGet, paths.Logo + ":domain", s.limited("logos", s.limits.logos, s.getLogo)})
-	}
-	if s.og != nil {
-		es = append(es, Endpoint{fasthttp.MethodGet, paths.OG, s.getOG})
-	}
-	return es
-}
-
 // writingWait is how long a request waits for the first fetch of the feed.
 const writingWait = 8 * time.Second
 

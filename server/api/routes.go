@@ -1,59 +1,10 @@
 package api
 
 import (
-	"strings"
-
 	"twofold/server/paths"
 
 	"github.com/valyala/fasthttp"
 )
-
-// The route table. It has three parts, all in the static host's own terms, so that netlify.toml can be checked
-// against it line by line (netlify_test.go) and local mode can apply it exactly:
-//
-//   - Rules: the static host's redirect rules, in order, first match wins. A Static rule serves a file of
-//     public/ with a status; a Dynamic rule hands the request to the API server (on Netlify, a proxy to
-//     API_ORIGIN; here, the endpoints below).
-//   - Endpoints: what the API server answers. Only capabilities that work are registered.
-//   - Headers: the static host's header rules for files of public/.
-//
-// Everything else is a file of public/, served as the static host serves it, with 404.html for what is missing.
-
-// Kind says who answers a rule.
-type Kind int
-
-const (
-	Static  Kind = iota // a file of public/
-	Dynamic             // the API server
-)
-
-// Rule is one redirect rule of the static host. From may hold ":name" segments and a final "*"; To may use them
-// (":splat" for the "*"). Rules are forced: they apply even where a file exists at From.
-type Rule struct {
-	From   string
-	To     string // Static: a path in public/; Dynamic: the path on the API server
-	Status int
-	Kind   Kind
-}
-
-// Rules is the redirect table for a site with the given page ids.
-func Rules(pages []string) []Rule {
-	rules := []Rule{{From: paths.MDIndex, To: paths.MDIndexFile, Status: 200}}
-	for _, id := range pages {
-		rules = append(rules, Rule{From: paths.MDPage + id, To: "/" + id + ".md", Status: 200})
-	}
-	return append(rules,
-		Rule{From: paths.MDPage + "*", To: paths.MD404File, Status: 404},
-		Rule{From: paths.SitemapAPI, To: paths.Sitemap, Status: 200},
-		Rule{From: paths.Board + "*", To: paths.Board + ":splat", Status: 200, Kind: Dynamic},
-		Rule{From: paths.MCP, To: paths.MCP, Status: 200, Kind: Dynamic},
-		Rule{From: paths.Logo + "*", To: paths.Logo + ":splat", Status: 200, Kind: Dynamic},
-		Rule{From: paths.OG, To: paths.OG, Status: 200, Kind: Dynamic},
-		Rule{From: paths.Writing, To: paths.Writing, Status: 200, Kind: Dynamic},
-		// Every other /api/ address goes to the API server too, which answers 404 NOT_FOUND as JSON.
-		Rule{From: "/api/*", To: "/api/:splat", Status: 200, Kind: Dynamic},
-	)
-}
 
 // Endpoint is one route of the API server. Path may hold ":name" segments, read with ctx.UserValue(name). Method
 // anyMethod answers the methods no other endpoint of the path takes.
@@ -65,164 +16,32 @@ type Endpoint struct {
 
 const anyMethod = "*"
 
-// apiRoutes are the dynamic routes; each capability adds its own as it is built.
+// apiRoutes are every endpoint of the API and the limit each request passes. Only capabilities that work are
+// registered. The limits are per client address (RATE_*); the board's (posts and challenges) are its own, shared
+// with MCP and WebMCP, and are applied inside it.
 func (s *Server) apiRoutes() []Endpoint {
-	return append(append(append(s.boardRoutes(), s.mcpRoutes()...), s.mediaRoutes()...), s.healthRoutes()...)
-}
-
-// HeaderRule is one header rule of the static host: Values are set on every file whose path matches For, where
-// "*" matches any run of characters.
-type HeaderRule struct {
-	For    string
-	Values map[string]string
-}
-
-// Security headers of every page and file. Script and style come only from the site itself; images may come from
-// elsewhere (the writing feed's pictures); nothing may frame the site or post a form.
-const contentSecurityPolicy = "default-src 'self'; img-src 'self' data: https:; style-src 'self'; script-src 'self'; " +
-	"connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; form-action 'none'; frame-ancestors 'none'"
-
-const (
-	typeMarkdown = "text/markdown; charset=utf-8"
-	typeText     = "text/plain; charset=utf-8"
-	typeXML      = "text/xml; charset=utf-8" // SPEC.md: text/xml
-	typeJSON     = "application/json"
-	cacheShort   = "public, max-age=300"
-	cacheAssets  = "public, max-age=86400"
-)
-
-func agentFile(contentType string) map[string]string {
-	return map[string]string{"Content-Type": contentType, "Access-Control-Allow-Origin": "*", "Cache-Control": cacheShort}
-}
-
-// Headers is the header table. No two rules that can match one path set the same header.
-func Headers() []HeaderRule {
-	return []HeaderRule{
-		{For: "/*", Values: map[string]string{
-			"Content-Security-Policy": contentSecurityPolicy,
-			"X-Content-Type-Options":  "nosniff",
-			"Referrer-Policy":         "strict-origin-when-cross-origin",
-			"Permissions-Policy":      "camera=(), microphone=(), geolocation=(), interest-cohort=()",
-		}},
-		{For: "/*.md", Values: agentFile(typeMarkdown)},
-		{For: "/api/md", Values: agentFile(typeMarkdown)},
-		{For: "/api/md/*", Values: agentFile(typeMarkdown)},
-		{For: "/llms.txt", Values: agentFile(typeText)},
-		{For: "/llms-full.txt", Values: agentFile(typeText)},
-		{For: "/sitemap.xml", Values: agentFile(typeXML)},
-		{For: "/api/sitemap.xml", Values: agentFile(typeXML)},
-		{For: "/openapi.json", Values: agentFile(typeJSON)},
-		{For: "/.well-known/mcp.json", Values: agentFile(typeJSON)},
-		{For: "/static/*", Values: map[string]string{"Cache-Control": cacheAssets}},
-	}
-}
-
-// literalPrefix is the part of a pattern before its first placeholder; a path without it cannot match.
-func literalPrefix(pattern string) string {
-	if i := strings.IndexAny(pattern, ":*"); i >= 0 {
-		return pattern[:i]
-	}
-	return trimSlash(pattern)
-}
-
-// match reports whether path matches pattern (":name" segments, a final "*"), and the values it captured; the
-// "*" captures the rest of the path, possibly empty, as "splat". Like the static host, it ignores a trailing slash.
-// It runs for every rule on every request, so it allocates only when it captures.
-func match(pattern, path string) (vars map[string]string, ok bool) {
-	return matchInto(pattern, path, true)
-}
-
-// matches is match without capturing: it never allocates.
-func matches(pattern, path string) bool {
-	_, ok := matchInto(pattern, path, false)
-	return ok
-}
-
-func matchInto(pattern, path string, capture bool) (vars map[string]string, ok bool) {
-	p, q := strings.TrimPrefix(trimSlash(pattern), "/"), strings.TrimPrefix(trimSlash(path), "/")
-	set := func(k, v string) {
-		if !capture {
-			return
-		}
-		if vars == nil {
-			vars = map[string]string{}
-		}
-		vars[k] = v
-	}
-	for {
-		pseg, prest, pmore := strings.Cut(p, "/")
-		if pseg == "*" && !pmore {
-			set("splat", q)
-			return vars, true
-		}
-		seg, rest, more := strings.Cut(q, "/")
-		if name, isVar := strings.CutPrefix(pseg, ":"); isVar && seg != "" {
-			set(name, seg)
-		} else if pseg != seg {
-			return nil, false
-		}
-		switch {
-		case !pmore && !more:
-			return vars, true
-		case pmore && !more && prest == "*":
-			set("splat", "")
-			return vars, true
-		case !pmore || !more:
-			return nil, false
-		}
-		p, q = prest, rest
-	}
-}
-
-func trimSlash(p string) string {
-	if len(p) > 1 {
-		return strings.TrimSuffix(p, "/")
-	}
-	return p
-}
-
-// expand fills ":name" segments and ":splat" of to with vars.
-func expand(to string, vars map[string]string) string {
-	if !strings.Contains(to, ":") {
-		return to
-	}
-	parts := strings.Split(to, "/")
-	for i, p := range parts {
-		if name, ok := strings.CutPrefix(p, ":"); ok && isName(name) {
-			parts[i] = vars[name]
+	var es []Endpoint
+	add := func(on bool, more ...Endpoint) {
+		if on {
+			es = append(es, more...)
 		}
 	}
-	return strings.Join(parts, "/")
-}
-
-func isName(s string) bool {
-	for _, r := range s {
-		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && r != '_' {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// glob reports whether path matches a header pattern, where "*" matches any run of characters.
-func glob(pattern, path string) bool {
-	for {
-		star := strings.IndexByte(pattern, '*')
-		if star < 0 {
-			return pattern == path
-		}
-		if !strings.HasPrefix(path, pattern[:star]) {
-			return false
-		}
-		path, pattern = path[star:], pattern[star+1:]
-		if pattern == "" {
-			return true
-		}
-		for i := 0; i <= len(path); i++ {
-			if glob(pattern, path[i:]) {
-				return true
-			}
-		}
-		return false
-	}
+	reads := func(h fasthttp.RequestHandler) fasthttp.RequestHandler { return s.limited("reads", s.limits.reads, h) }
+	add(s.board != nil,
+		Endpoint{fasthttp.MethodGet, paths.Notes, reads(s.listNotes)},          // RATE_READS; its challenge, RATE_CHALLENGES
+		Endpoint{fasthttp.MethodGet, paths.Thread + ":id", reads(s.getThread)}, // RATE_READS
+		Endpoint{fasthttp.MethodGet, paths.Challenge, s.getChallenge},          // RATE_CHALLENGES, in the board
+		Endpoint{fasthttp.MethodPost, paths.Notes, s.postNote},                 // RATE_POSTS, in the board
+		Endpoint{fasthttp.MethodDelete, paths.Notes, s.deleteNote},             // owner: RATE_OWNER counts wrong tokens
+		Endpoint{fasthttp.MethodGet, paths.Audit, s.getAudit},                  // owner: RATE_OWNER counts wrong tokens
+	)
+	add(s.mcp != nil,
+		Endpoint{fasthttp.MethodPost, paths.MCP, s.postMCP}, // RATE_MCP, answered as JSON-RPC; tools reach the board's limits
+		Endpoint{anyMethod, paths.MCP, s.mcpWrongMethod},    // GET (no event stream), DELETE (no session), and all others
+	)
+	add(s.writing != nil, Endpoint{fasthttp.MethodGet, paths.Writing, reads(s.getWriting)})                                  // RATE_READS
+	add(s.logos != nil, Endpoint{fasthttp.MethodGet, paths.Logo + ":domain", s.limited("logos", s.limits.logos, s.getLogo)}) // RATE_LOGOS
+	add(s.og != nil, Endpoint{fasthttp.MethodGet, paths.OG, s.getOG})                                                        // RATE_OG, for drawn images only
+	add(true, Endpoint{fasthttp.MethodGet, paths.Health, s.getHealth})                                                       // none: operators' probes
+	return es
 }

@@ -554,7 +554,7 @@ func (s *Service) FreshChallenge(c Caller) (challenge *ChallengeSummary, closed 
 	if err := s.admit(s.ChallengeRate, "challenges", c); err != nil {
 		e, _ := errcode.From(err)
 		return nil, false, fmt.Sprintf("this address has had its challenges for now: GET %s in %d seconds",
-			s.BaseURL+paths.Challenge, ratelimit.Seconds(e.RetryAfter))
+			s.BaseURL+paths.Challenge, errcode.CeilSeconds(e.RetryAfter))
 	}
 	summary := summary(s.Challenges.Issue(s.Now().UTC()))
 	return &summary, false, ""

@@ -122,6 +122,30 @@ type RateLimit struct {
 	Reset     time.Duration // until the limit is whole again
 }
 
+// CeilSeconds rounds a wait up to whole seconds, as Retry-After, RateLimit-Reset and retryAfterSeconds give it.
+func CeilSeconds(d time.Duration) int { return int((d + time.Second - 1) / time.Second) }
+
+// Envelope is the JSON body of an error: the same for every route of the REST API and for a tool error of MCP.
+type Envelope struct {
+	Success           bool   `json:"success"`
+	Docs              string `json:"docs,omitempty"`
+	Error             string `json:"error"`
+	Code              Code   `json:"code"`
+	Hint              string `json:"hint,omitempty"`
+	Category          string `json:"category,omitempty"`
+	Field             string `json:"field,omitempty"`
+	RetryAfterSeconds int    `json:"retryAfterSeconds,omitempty"` // 429 only: Retry-After, in the body too
+}
+
+// Envelope is the error as its JSON body says it, pointing at docs when the error names no documentation of its own.
+func (e *Error) Envelope(docs string) Envelope {
+	if e.Docs != "" {
+		docs = e.Docs
+	}
+	return Envelope{Docs: docs, Error: e.Message, Code: e.Code, Hint: e.Hint, Category: e.Category, Field: e.Field,
+		RetryAfterSeconds: CeilSeconds(e.RetryAfter)}
+}
+
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
 
 // New returns an *Error with a message and a hint.

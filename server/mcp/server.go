@@ -265,22 +265,7 @@ func toolResult(data any, err error, modern bool) pooledJSON {
 	isError := err != nil
 	if isError {
 		e, _ := errcode.From(err)
-		env := map[string]any{"success": false, "error": e.Message, "code": string(e.Code)}
-		if e.Hint != "" {
-			env["hint"] = e.Hint
-		}
-		if e.Category != "" {
-			env["category"] = e.Category
-		}
-		if e.Field != "" {
-			env["field"] = e.Field
-		}
-		if e.Docs != "" {
-			env["docs"] = e.Docs
-		}
-		if e.RetryAfter > 0 {
-			env["retryAfterSeconds"] = int(e.RetryAfter.Seconds() + 0.999)
-		}
+		env := e.Envelope("")
 		data = env
 	}
 	var structured []byte

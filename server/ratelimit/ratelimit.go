@@ -110,8 +110,5 @@ func (d Decision) Header() *errcode.RateLimit {
 func (d Decision) Refusal(docs string) *errcode.Error {
 	return &errcode.Error{Code: errcode.RateLimited, RetryAfter: d.RetryAfter, RateLimit: d.Header(), Docs: docs,
 		Message: "too many requests from this address",
-		Hint:    fmt.Sprintf("wait %d seconds before trying again", Seconds(d.RetryAfter))}
+		Hint:    fmt.Sprintf("wait %d seconds before trying again", errcode.CeilSeconds(d.RetryAfter))}
 }
-
-// Seconds rounds a wait up to whole seconds, as Retry-After and RateLimit-Reset give it.
-func Seconds(d time.Duration) int { return int((d + time.Second - 1) / time.Second) }

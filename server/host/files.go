@@ -1,4 +1,4 @@
-package api
+package host
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"twofold/server/errcode"
 
 	"github.com/valyala/fasthttp"
 )
@@ -39,30 +41,30 @@ func contentType(name string) string {
 }
 
 // serveRewrite answers a Static rule: the file it names, with its status.
-func (s *Server) serveRewrite(ctx *fasthttp.RequestCtx, r Rule, vars map[string]string) {
+func (h *Host) serveRewrite(ctx *fasthttp.RequestCtx, r Rule, vars map[string]string) {
 	if !ctx.IsGet() && !ctx.IsHead() {
-		s.writeError(ctx, methodNotAllowed(string(ctx.Method()), fasthttp.MethodGet, fasthttp.MethodHead))
+		h.api.WriteError(ctx, readOnly(ctx))
 		return
 	}
 	file := expand(r.To, vars)
-	if !s.sendFile(ctx, string(ctx.Path()), file, r.Status) {
-		s.writeError(ctx, fmt.Errorf("rule %s -> %s: %s is missing from %s", r.From, r.To, file, s.cfg.PublicDir))
+	if !h.sendFile(ctx, string(ctx.Path()), file, r.Status) {
+		h.api.WriteError(ctx, fmt.Errorf("rule %s -> %s: %s is missing from %s", r.From, r.To, file, h.publicDir))
 	}
 }
 
 // serveFile answers a path of the built site as the static host does: "/x/" is x/index.html, "/x" naming a
 // folder redirects to "/x/", and what is missing gets 404.html.
-func (s *Server) serveFile(ctx *fasthttp.RequestCtx, urlPath string) {
+func (h *Host) serveFile(ctx *fasthttp.RequestCtx, urlPath string) {
 	if !ctx.IsGet() && !ctx.IsHead() {
-		s.staticMethodNotAllowed(ctx)
+		h.staticMethodNotAllowed(ctx)
 		return
 	}
 	file := path.Clean("/" + urlPath)
 	if strings.HasSuffix(urlPath, "/") {
 		file = path.Join(file, "index.html")
 	}
-	if fi, err := os.Stat(s.local(file)); err == nil && fi.IsDir() {
-		if _, err := os.Stat(s.local(path.Join(file, "index.html"))); err == nil {
+	if fi, err := os.Stat(h.local(file)); err == nil && fi.IsDir() {
+		if _, err := os.Stat(h.local(path.Join(file, "index.html"))); err == nil {
 			// A relative Location, from the cleaned path: never the Host header (which the client chose), and never
 			// "//host/" (a path of two slashes would be read as another site).
 			target := path.Clean("/"+urlPath) + "/"
@@ -74,39 +76,39 @@ func (s *Server) serveFile(ctx *fasthttp.RequestCtx, urlPath string) {
 			return
 		}
 	}
-	if s.sendFile(ctx, urlPath, file, fasthttp.StatusOK) {
+	if h.sendFile(ctx, urlPath, file, fasthttp.StatusOK) {
 		return
 	}
-	if s.sendFile(ctx, urlPath, "/404.html", fasthttp.StatusNotFound) {
+	if h.sendFile(ctx, urlPath, "/404.html", fasthttp.StatusNotFound) {
 		return
 	}
 	ctx.Error("404 not found\n", fasthttp.StatusNotFound)
 }
 
 // local turns a site path into a path under PublicDir; path.Clean of a rooted path cannot climb out of it.
-func (s *Server) local(sitePath string) string {
-	return filepath.Join(s.cfg.PublicDir, filepath.FromSlash(path.Clean("/"+sitePath)))
+func (h *Host) local(sitePath string) string {
+	return filepath.Join(h.publicDir, filepath.FromSlash(path.Clean("/"+sitePath)))
 }
 
 // sendFile answers with the file at sitePath and status, with the headers the static host gives urlPath. It
 // reports false when there is no such file.
-func (s *Server) sendFile(ctx *fasthttp.RequestCtx, urlPath, sitePath string, status int) bool {
-	full := s.local(sitePath)
+func (h *Host) sendFile(ctx *fasthttp.RequestCtx, urlPath, sitePath string, status int) bool {
+	full := h.local(sitePath)
 	fi, err := os.Stat(full)
 	if err != nil || fi.IsDir() {
 		return false
 	}
-	h := &ctx.Response.Header
-	h.SetContentType(contentType(sitePath))
-	for _, rule := range s.headers {
+	header := &ctx.Response.Header
+	header.SetContentType(contentType(sitePath))
+	for _, rule := range h.headers {
 		if glob(rule.For, urlPath) {
 			for k, v := range rule.Values {
-				h.Set(k, v)
+				header.Set(k, v)
 			}
 		}
 	}
 	etag := fmt.Sprintf(`W/"%x-%x"`, fi.Size(), fi.ModTime().UnixNano())
-	h.Set("ETag", etag)
+	header.Set("ETag", etag)
 	if status == fasthttp.StatusOK && string(ctx.Request.Header.Peek("If-None-Match")) == etag {
 		ctx.SetStatusCode(fasthttp.StatusNotModified)
 		return true
@@ -116,7 +118,7 @@ func (s *Server) sendFile(ctx *fasthttp.RequestCtx, urlPath, sitePath string, st
 		if errors.Is(err, fs.ErrNotExist) {
 			return false
 		}
-		s.writeError(ctx, fmt.Errorf("read %s: %w", full, err))
+		h.api.WriteError(ctx, fmt.Errorf("read %s: %w", full, err))
 		return true
 	}
 	ctx.SetStatusCode(status)
@@ -126,15 +128,20 @@ func (s *Server) sendFile(ctx *fasthttp.RequestCtx, urlPath, sitePath string, st
 
 // staticMethodNotAllowed answers a method other than GET and HEAD on a file of the site: the JSON error envelope
 // for a client that accepts JSON, a plain line naming the code otherwise; both with Allow.
-func (s *Server) staticMethodNotAllowed(ctx *fasthttp.RequestCtx) {
-	e := methodNotAllowed(string(ctx.Method()), fasthttp.MethodGet, fasthttp.MethodHead)
-	e.Message = "method " + string(ctx.Method()) + " is not allowed here: the site's pages are read-only"
+func (h *Host) staticMethodNotAllowed(ctx *fasthttp.RequestCtx) {
+	e := readOnly(ctx)
 	if acceptsJSON(string(ctx.Request.Header.Peek("Accept"))) {
-		s.writeError(ctx, e)
+		h.api.WriteError(ctx, e)
 		return
 	}
 	ctx.Error(fmt.Sprintf("405 %s: %s; use %s\n", e.Code, e.Message, e.Allow), fasthttp.StatusMethodNotAllowed)
 	ctx.Response.Header.Set("Allow", e.Allow) // after Error, which resets the headers
+}
+
+// readOnly is METHOD_NOT_ALLOWED for a file of the site: GET and HEAD only.
+func readOnly(ctx *fasthttp.RequestCtx) *errcode.Error {
+	return &errcode.Error{Code: errcode.MethodNotAllowed, Allow: "GET, HEAD", Hint: "use GET, HEAD",
+		Message: "method " + string(ctx.Method()) + " is not allowed here: the site's pages are read-only"}
 }
 
 // acceptsJSON reports whether an Accept header asks for JSON (application/json, or a +json type).

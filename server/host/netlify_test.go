@@ -1,4 +1,4 @@
-package api
+package host
 
 import (
 	"maps"
@@ -7,10 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"log/slog"
-
-	"twofold/server/board"
-	"twofold/server/config"
 	"twofold/server/content"
 	"twofold/site"
 
@@ -94,30 +90,6 @@ func TestNetlifyAgreesWithRouteTable(t *testing.T) {
 	for i, h := range headers {
 		if c.Headers[i].For != h.For || !maps.Equal(c.Headers[i].Values, h.Values) {
 			t.Errorf("header rule %d: netlify.toml has %s %v; the table says %s %v", i+1, c.Headers[i].For, c.Headers[i].Values, h.For, h.Values)
-		}
-	}
-}
-
-// Every dynamic route the server registers must be proxied to it by the static host.
-func TestEveryEndpointIsProxied(t *testing.T) {
-	s, err := content.LoadSite(site.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := New(config.Config{}, s, slog.New(slog.DiscardHandler), Deps{Board: &board.Service{}})
-	if len(srv.apiRoutes()) == 0 {
-		t.Fatal("no routes to check")
-	}
-	for _, e := range srv.apiRoutes() {
-		proxied := false
-		for _, r := range Rules(s.Pages) {
-			if _, ok := match(r.From, strings.ReplaceAll(e.Path, ":", "x")); ok {
-				proxied = r.Kind == Dynamic
-				break
-			}
-		}
-		if !proxied {
-			t.Errorf("%s %s is not proxied to the API server by the first matching rule", e.Method, e.Path)
 		}
 	}
 }
