@@ -1,16 +1,18 @@
-package store
+package store_test
 
 import (
+	"log/slog"
 	"testing"
 
 	"twofold/server/board"
 	"twofold/server/board/boardtest"
+	"twofold/server/store"
 	"twofold/server/store/storetest"
 )
 
 func TestPebbleKeepsTheContract(t *testing.T) {
 	var dir string
-	var open *Store
+	var open *store.Store
 	reopen := func(t *testing.T, fresh bool) board.Store {
 		if open != nil {
 			open.Close()
@@ -18,7 +20,7 @@ func TestPebbleKeepsTheContract(t *testing.T) {
 		if fresh {
 			dir = t.TempDir()
 		}
-		s, err := Open(dir, quiet())
+		s, err := store.Open(dir, slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -145,11 +145,19 @@ func (s *Store) apply(ctx context.Context, c board.Creation) (*pebble.Batch, boa
 
 // nextID is a ULID for t, strictly greater than every id given before. Called with s.mu held.
 func (s *Store) nextID(t time.Time) ulid.ULID {
+	s.lastID = NextID(s.lastID, t)
+	return s.lastID
+}
+
+// NextID is the board's id rule for a note made at t: a ULID of t with random bits, or, when that would not sort
+// after last (several notes in one millisecond, a clock that went back), last plus one. Every store gives ids
+// this way, so ids sort by creation whatever the store.
+func NextID(last ulid.ULID, t time.Time) ulid.ULID {
 	var id ulid.ULID
 	id.SetTime(ulid.Timestamp(t))
 	rand.Read(id[6:])
-	if id.Compare(s.lastID) <= 0 {
-		id = s.lastID
+	if id.Compare(last) <= 0 {
+		id = last
 		for i := len(id) - 1; i >= 6; i-- { // increment the random part; it does not overflow in practice
 			id[i]++
 			if id[i] != 0 {
@@ -157,7 +165,6 @@ func (s *Store) nextID(t time.Time) ulid.ULID {
 			}
 		}
 	}
-	s.lastID = id
 	return id
 }
 

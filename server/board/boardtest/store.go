@@ -5,7 +5,6 @@ package boardtest
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 
 	"twofold/server/board"
 	"twofold/server/errcode"
+	"twofold/server/store"
 
 	"github.com/oklog/ulid/v2"
 )
@@ -94,22 +94,10 @@ func (s *Store) Create(_ context.Context, c board.Creation) (board.Created, erro
 	return board.Created{Note: n, Total: len(s.notes), HandleCount: len(recent) + 1}, nil
 }
 
-// nextID is a ULID for t, strictly greater than every id given before.
+// nextID is a ULID for t, strictly greater than every id given before: the store's rule.
 func (s *Store) nextID(t time.Time) ulid.ULID {
-	var id ulid.ULID
-	id.SetTime(ulid.Timestamp(t))
-	rand.Read(id[6:])
-	if id.Compare(s.lastID) <= 0 {
-		id = s.lastID
-		for i := len(id) - 1; i >= 6; i-- {
-			id[i]++
-			if id[i] != 0 {
-				break
-			}
-		}
-	}
-	s.lastID = id
-	return id
+	s.lastID = store.NextID(s.lastID, t)
+	return s.lastID
 }
 
 func (s *Store) seen(kind board.RecordKind, key string, now time.Time) bool {
