@@ -1,5 +1,6 @@
-// Package content loads and validates the site's source (site.yaml, the pages and the board's files) into plain
-// values that the build renders and the server answers from.
+// Package content is the content model both programs read: it loads and validates the site's source (site.yaml,
+// the pages, the board's genesis notes and files, openapi.json's version) into plain values that the build renders
+// and the server answers from, writes the markdown mirrors, and holds the profile and mirrors the MCP tools answer.
 package content
 
 import (

@@ -1,6 +1,7 @@
 // Package paths names the public addresses of the site once: the API's routes and the files of the built site that
 // are not pages. The server's route table, the board's links, the build's outputs and its link checker, and
-// netlify.toml (through the route table's test) all read them here.
+// netlify.toml (through the route table's test) all read them here; Match is how a route's pattern (":name"
+// segments, a final "*") matches a path, for the route table and the static host's rules alike.
 package paths
 
 // The API's routes.
