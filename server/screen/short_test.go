@@ -1,0 +1,59 @@
+package screen
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"twofold/server/board"
+)
+
+// Floors of TestShortNotes: the figures reached when the set was written (6.2% and 93.3%), held so that they only
+// get better. The target is the same as the corpus's: at most 1% false rejections.
+const (
+	floorShortFalseRejection = 0.065
+	floorShortRecall         = 0.90
+)
+
+// TestShortNotes measures the screen on testdata/dev-short.tsv: notes of 3 to 9 words, the length of most of what
+// agents post, written blind by a helper session. Neither the rules nor the classifier were tuned on it. The
+// training corpus has few short benign notes, and the classifier refuses short benign notes far more often than
+// long ones: rules alone refuse 0.4% of these, rules and classifier 6.2%.
+func TestShortNotes(t *testing.T) {
+	data, err := os.ReadFile("testdata/dev-short.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(nil, false, nil)
+	var benign, refused, harmful, caught int
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		cat, text, ok := strings.Cut(line, "\t")
+		if !ok || strings.HasPrefix(line, "#") {
+			continue
+		}
+		v, err := p.Check(context.Background(), []board.Field{{Name: "body", Text: text}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cat == "benign" {
+			benign++
+			if v.Category != "" {
+				refused++
+			}
+		} else {
+			harmful++
+			if v.Category != "" {
+				caught++
+			}
+		}
+	}
+	fr, recall := float64(refused)/float64(benign), float64(caught)/float64(harmful)
+	t.Logf("short notes: false rejections %.1f%% (%d/%d), recall %.1f%% (%d/%d)", 100*fr, refused, benign, 100*recall, caught, harmful)
+	if benign < 200 || harmful < 100 {
+		t.Fatalf("the set holds %d benign and %d harmful notes", benign, harmful)
+	}
+	if fr > floorShortFalseRejection || recall < floorShortRecall {
+		t.Errorf("below the floors (false rejections at most %.1f%%, recall at least %.0f%%)", 100*floorShortFalseRejection, 100*floorShortRecall)
+	}
+}
