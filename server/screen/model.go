@@ -27,16 +27,22 @@ var classes = append([]Category{""}, Categories...)
 //go:embed model.bin
 var modelBin []byte
 
-// model is the trained classifier: weights quantised to int8 per class, a bias per class, and the threshold under
-// which the probability of "publish" refuses a note.
+// model is the trained classifier: weights quantised to int8 per class, a bias per class, and the thresholds under
+// which the probability of "publish" refuses a note: one for short notes (at most shortWords words) and one for
+// the rest, each keeping the refusals of benign notes of its length within the budget.
 type model struct {
-	scale     []float32 // per class
-	bias      []float32 // per class
-	weights   []int8    // feature-major: weights[f*len(classes)+c]
-	threshold float32
+	scale          []float32 // per class
+	bias           []float32 // per class
+	weights        []int8    // feature-major: weights[f*len(classes)+c]
+	threshold      float32
+	shortThreshold float32
 }
 
-const modelMagic = "twofold-screen-model-1\n"
+// shortWords is the longest a short note is, for its own threshold: a note of a few words gives the model little
+// evidence, and the budget of false refusals must hold for short notes too, not only on average.
+const shortWords = 9
+
+const modelMagic = "twofold-screen-model-2\n"
 
 // loadModel reads model.bin; it answers nil when there is none yet (before the first training).
 func loadModel() *model {
@@ -49,14 +55,15 @@ func loadModel() *model {
 
 func decodeModel(b []byte) (*model, error) {
 	k := len(classes)
-	want := len(modelMagic) + 4 + 8*k + features*k
+	want := len(modelMagic) + 8 + 8*k + features*k
 	if !bytes.HasPrefix(b, []byte(modelMagic)) || len(b) != want {
 		return nil, errModelFormat
 	}
 	b = b[len(modelMagic):]
 	m := &model{scale: make([]float32, k), bias: make([]float32, k), weights: make([]int8, features*k)}
 	m.threshold = math.Float32frombits(binary.LittleEndian.Uint32(b))
-	b = b[4:]
+	m.shortThreshold = math.Float32frombits(binary.LittleEndian.Uint32(b[4:]))
+	b = b[8:]
 	for c := range k {
 		m.scale[c] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*c:]))
 		m.bias[c] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*(k+c):]))
@@ -74,15 +81,16 @@ func (e modelError) Error() string { return string(e) }
 
 const errModelFormat = modelError("screen: model.bin is not a model of this version")
 
-// encodeModel writes the weights of a trained model, quantised, with no threshold (it refuses nothing).
-func encodeModel(w [][]float64, bias []float64) []byte { return encodeModelWithThreshold(w, bias, 0) }
+// encodeModel writes the weights of a trained model, quantised, with no thresholds (it refuses nothing).
+func encodeModel(w [][]float64, bias []float64) []byte { return encodeModelWithThresholds(w, bias, 0, 0) }
 
-// encodeModelWithThreshold writes the weights of a trained model, quantised, and its threshold.
-func encodeModelWithThreshold(w [][]float64, bias []float64, threshold float64) []byte {
+// encodeModelWithThresholds writes the weights of a trained model, quantised, and its thresholds.
+func encodeModelWithThresholds(w [][]float64, bias []float64, threshold, short float64) []byte {
 	k := len(classes)
 	var b bytes.Buffer
 	b.WriteString(modelMagic)
 	b.Write(binary.LittleEndian.AppendUint32(nil, math.Float32bits(float32(threshold))))
+	b.Write(binary.LittleEndian.AppendUint32(nil, math.Float32bits(float32(short))))
 	scales := make([]float64, k)
 	for c := range k {
 		for f := range features {
@@ -116,7 +124,11 @@ func (m *model) classify(v views) Category {
 		return ""
 	}
 	p := m.probabilities(featuresOf(v))
-	if p[0] >= m.threshold {
+	t := m.threshold
+	if len(v.words) <= shortWords {
+		t = m.shortThreshold
+	}
+	if p[0] >= t {
 		return ""
 	}
 	best := 1

@@ -46,7 +46,7 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 // The floors on heldout: the figures reached so far, less a small margin. Raise them as the screen improves;
 // never lower them to pass.
 const (
-	floorRecall         = 0.77 // reached: 79.6% (562/706)
+	floorRecall         = 0.77 // reached: 80.3% (567/706)
 	floorFalseRejection = 0.03 // reached: 2.7% (17/630)
 	floorCategory       = 0.62 // reached: 65% (hate) and more in every other category
 )

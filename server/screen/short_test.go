@@ -9,17 +9,19 @@ import (
 	"twofold/server/board"
 )
 
-// Floors of TestShortNotes: the figures reached when the set was written (6.2% and 93.3%), held so that they only
-// get better. The target is the same as the corpus's: at most 1% false rejections.
+// Floors of TestShortNotes: the figures reached (3.8% and 83.3%), held so that they only get better. When the set
+// was written the classifier had one threshold for every length: 6.2% and 93.3%; a threshold of its own for short
+// notes, chosen in cross-validation on train.tsv alone, traded ten points of recall here for 2.4 points fewer false
+// rejections (and gained 0.7 points of recall on heldout). The target is the corpus's: at most 1%, at least 97%.
 const (
-	floorShortFalseRejection = 0.065
-	floorShortRecall         = 0.90
+	floorShortFalseRejection = 0.04
+	floorShortRecall         = 0.83
 )
 
 // TestShortNotes measures the screen on testdata/dev-short.tsv: notes of 3 to 9 words, the length of most of what
 // agents post, written blind by a helper session. Neither the rules nor the classifier were tuned on it. The
 // training corpus has few short benign notes, and the classifier refuses short benign notes far more often than
-// long ones: rules alone refuse 0.4% of these, rules and classifier 6.2%.
+// long ones: rules alone refuse 0.4% of these.
 func TestShortNotes(t *testing.T) {
 	data, err := os.ReadFile("testdata/dev-short.tsv")
 	if err != nil {

@@ -16,12 +16,14 @@ var train = flag.Bool("train", false, "train the statistical classifier on testd
 type example struct {
 	features []uint32
 	class    int
+	short    bool // at most shortWords words
 }
 
 func examplesOf(notes []labelledNote) []example {
 	out := make([]example, len(notes))
 	for i, n := range notes {
-		out[i] = example{featuresOf(newViews(n.text)), slices.Index(classes, classOf(n.category))}
+		v := newViews(n.text)
+		out[i] = example{featuresOf(v), slices.Index(classes, classOf(n.category)), len(v.words) <= shortWords}
 	}
 	return out
 }
@@ -111,11 +113,11 @@ func softmax64(z []float64) []float64 {
 	return p
 }
 
-// threshold picks the probability of "publish" under which the model refuses: the highest that keeps the
-// refusals of benign notes at most 1% (the screen's budget) in five-fold cross-validation on the training notes
-// alone.
-func threshold(data []example) float64 {
-	var benign, harmful []float64
+// thresholds pick the probability of "publish" under which the model refuses, for long and for short notes: the
+// highest that keeps the refusals of benign notes of that length at most 1% (the screen's budget) in five-fold
+// cross-validation on the training notes alone.
+func thresholds(data []example) (long, short float64) {
+	var benign [2][]float64 // [0] long, [1] short
 	for fold := range 5 {
 		var in, out []example
 		for i, ex := range data {
@@ -127,18 +129,20 @@ func threshold(data []example) float64 {
 		}
 		m, _ := decodeModel(encodeModel(fit(in)))
 		for _, ex := range out {
-			p := float64(m.probabilities(ex.features)[0])
 			if ex.class == 0 {
-				benign = append(benign, p)
-			} else {
-				harmful = append(harmful, p)
+				i := 0
+				if ex.short {
+					i = 1
+				}
+				benign[i] = append(benign[i], float64(m.probabilities(ex.features)[0]))
 			}
 		}
 	}
-	slices.Sort(benign)
-	allowed := len(benign) / 100 // 1%
-	t := benign[allowed]         // refusing below it refuses at most `allowed` benign notes
-	return t
+	cut := func(p []float64) float64 {
+		slices.Sort(p)
+		return p[len(p)/100] // refusing below it refuses at most 1% of these benign notes
+	}
+	return cut(benign[0]), cut(benign[1])
 }
 
 // TestTrainModel trains the classifier when run with -train (make screen-model) and writes model.bin; without it,
@@ -150,7 +154,8 @@ func TestTrainModel(t *testing.T) {
 	}
 	data := examplesOf(readCorpus(t, "testdata/train.tsv"))
 	w, bias := fit(data)
-	bin := encodeModelWithThreshold(w, bias, threshold(data))
+	long, short := thresholds(data)
+	bin := encodeModelWithThresholds(w, bias, long, short)
 	if *train {
 		if err := os.WriteFile("model.bin", bin, 0o644); err != nil {
 			t.Fatal(err)
