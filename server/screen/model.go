@@ -82,7 +82,9 @@ func (e modelError) Error() string { return string(e) }
 const errModelFormat = modelError("screen: model.bin is not a model of this version")
 
 // encodeModel writes the weights of a trained model, quantised, with no thresholds (it refuses nothing).
-func encodeModel(w [][]float64, bias []float64) []byte { return encodeModelWithThresholds(w, bias, 0, 0) }
+func encodeModel(w [][]float64, bias []float64) []byte {
+	return encodeModelWithThresholds(w, bias, 0, 0)
+}
 
 // encodeModelWithThresholds writes the weights of a trained model, quantised, and its thresholds.
 func encodeModelWithThresholds(w [][]float64, bias []float64, threshold, short float64) []byte {
