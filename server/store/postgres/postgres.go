@@ -1,0 +1,422 @@
+// Package postgres keeps the board in PostgreSQL (and PostgreSQL-compatible distributed databases such as
+// CockroachDB), for a site whose board is served by several API servers at once. It keeps the same contract as the
+// Pebble store (server/store/storetest).
+//
+// Tables (migrations/, applied in order at Open and recorded in schema_migrations): notes (by id, a ULID, so by
+// time; by parent for replies), board_state (the last position and id given), handle_posts (by handle and time),
+// records (duplicate keys and spent nonces, until they expire), audit, secret and cache.
+//
+// Isolation: every write that checks before it writes (Create, Delete, SeedGenesis) runs in one SERIALIZABLE
+// transaction and is retried when the database reports a serialization failure. Serializable is what makes the
+// limits exact across servers: two posts of one handle, one body or one challenge that both read "not yet" cannot
+// both commit, because each read a row or a range the other wrote, and one of them is made to retry (PostgreSQL's
+// serializable snapshot isolation and CockroachDB's serializable transactions both guarantee it). Every Create
+// also updates the one board_state row, so positions are unique and gapless. No advisory lock is used.
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+	"time"
+
+	"twofold/server/board"
+	"twofold/server/errcode"
+	"twofold/server/store"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/oklog/ulid/v2"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Store is the board's PostgreSQL store.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+var _ board.Store = (*Store)(nil)
+
+// Open connects to the database at url and applies the migrations it lacks.
+func Open(ctx context.Context, url string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("STORE_URL is not a PostgreSQL URL: %w", errors.New(redact(err.Error())))
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{pool: pool}
+	if err := s.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// redact drops a password from a message that quotes a URL.
+func redact(msg string) string {
+	if i := strings.Index(msg, "://"); i >= 0 {
+		if at := strings.Index(msg[i:], "@"); at >= 0 {
+			if colon := strings.Index(msg[i+3:i+at], ":"); colon >= 0 {
+				return msg[:i+3+colon+1] + "xxxxx" + msg[i+at:]
+			}
+		}
+	}
+	return msg
+}
+
+// Close closes the connections.
+func (s *Store) Close() { s.pool.Close() }
+
+// migrate applies the files of migrations/ not yet recorded, each in a transaction with its record, in order.
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY)`); err != nil {
+		return unavailable("migrate", err)
+	}
+	files, _ := fs.Glob(migrations, "migrations/*.sql")
+	sort.Strings(files)
+	for _, f := range files {
+		sql, _ := migrations.ReadFile(f)
+		version := strings.TrimSuffix(strings.TrimPrefix(f, "migrations/"), ".sql")
+		err := s.tx(ctx, func(tx pgx.Tx) error {
+			var applied bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, version).Scan(&applied); err != nil || applied {
+				return err
+			}
+			if _, err := tx.Exec(ctx, string(sql)); err != nil {
+				return fmt.Errorf("migration %s: %w", version, err)
+			}
+			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, version)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unavailable is STORE_UNAVAILABLE with its cause.
+func unavailable(op string, err error) error {
+	return fmt.Errorf("store %s: %w: %w", op, &errcode.Error{Code: errcode.StoreUnavailable,
+		Message: "the board's storage is unavailable", Hint: "try again in a minute; the rest of the site still works"}, err)
+}
+
+// tx runs f in a serializable transaction, again while the database reports a serialization failure. The board's
+// own refusals end it as they are; any other error is STORE_UNAVAILABLE.
+func (s *Store) tx(ctx context.Context, f func(pgx.Tx) error) error {
+	for attempt := 0; ; attempt++ {
+		err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.Serializable}, f)
+		var pgErr *pgconn.PgError
+		switch {
+		case err == nil:
+			return nil
+		case errors.As(err, new(*errcode.Error)):
+			return err
+		case errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "40P01") && attempt < 50:
+			time.Sleep(time.Duration(1+attempt%10) * time.Millisecond)
+			continue
+		}
+		return unavailable("transaction", err)
+	}
+}
+
+const noteColumns = `id, handle, model, body, in_reply_to, via, created_at, position, replies`
+
+func scanNote(row pgx.Row) (board.Note, error) {
+	var n board.Note
+	var via string
+	err := row.Scan(&n.ID, &n.Handle, &n.Model, &n.Body, &n.InReplyTo, &via, &n.CreatedAt, &n.Position, &n.Replies)
+	n.Via, n.CreatedAt = board.Via(via), n.CreatedAt.UTC()
+	return n, err
+}
+
+func notFound() error { return errcode.New(errcode.NotFound, "no such note", "") }
+
+// Get returns one note. Returns NOT_FOUND.
+func (s *Store) Get(ctx context.Context, id string) (board.Note, error) {
+	n, err := scanNote(s.pool.QueryRow(ctx, `SELECT `+noteColumns+` FROM notes WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return board.Note{}, notFound()
+	} else if err != nil {
+		return board.Note{}, unavailable("get", err)
+	}
+	return n, nil
+}
+
+func (s *Store) notes(ctx context.Context, query string, args ...any) ([]board.Note, error) {
+	rows, err := s.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, unavailable("list", err)
+	}
+	defer rows.Close()
+	var out []board.Note
+	for rows.Next() {
+		n, err := scanNote(rows)
+		if err != nil {
+			return nil, unavailable("list", err)
+		}
+		out = append(out, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, unavailable("list", err)
+	}
+	return out, nil
+}
+
+// List returns notes older than before, newest first; see board.Store.
+func (s *Store) List(ctx context.Context, before string, limit int) ([]board.Note, bool, int, error) {
+	if before == "" {
+		before = "\U0010FFFF" // after every id
+	}
+	notes, err := s.notes(ctx, `SELECT `+noteColumns+` FROM notes WHERE id < $1 ORDER BY id DESC LIMIT $2`, before, limit+1)
+	if err != nil {
+		return nil, false, 0, err
+	}
+	var total int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM notes`).Scan(&total); err != nil {
+		return nil, false, 0, unavailable("count", err)
+	}
+	more := len(notes) > limit
+	return notes[:min(limit, len(notes))], more, total, nil
+}
+
+// Replies returns the direct replies of a note, newest first.
+func (s *Store) Replies(ctx context.Context, id string) ([]board.Note, error) {
+	return s.notes(ctx, `SELECT `+noteColumns+` FROM notes WHERE in_reply_to = $1 ORDER BY id DESC`, id)
+}
+
+// History returns the handle's stored notes since a time, newest first.
+func (s *Store) History(ctx context.Context, handle string, since time.Time) ([]board.Post, error) {
+	rows, err := s.pool.Query(ctx, `SELECT at, model FROM handle_posts WHERE handle = $1 AND at > $2 ORDER BY at DESC, id DESC`,
+		strings.ToLower(handle), since)
+	if err != nil {
+		return nil, unavailable("history", err)
+	}
+	defer rows.Close()
+	var out []board.Post
+	for rows.Next() {
+		var p board.Post
+		if err := rows.Scan(&p.At, &p.Model); err != nil {
+			return nil, unavailable("history", err)
+		}
+		p.At = p.At.UTC()
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+func seen(ctx context.Context, q querier, kind board.RecordKind, key string, now time.Time) (bool, error) {
+	var ok bool
+	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM records WHERE kind = $1 AND key = $2 AND expires > $3)`, string(kind), key, now).Scan(&ok)
+	return ok, err
+}
+
+// Seen reports whether a duplicate key or a challenge nonce is on record and not expired.
+func (s *Store) Seen(ctx context.Context, kind board.RecordKind, key string, now time.Time) (bool, error) {
+	ok, err := seen(ctx, s.pool, kind, key, now)
+	if err != nil {
+		return false, unavailable("seen", err)
+	}
+	return ok, nil
+}
+
+const upsertRecord = `INSERT INTO records (kind, key, expires) VALUES ($1, $2, $3)
+	ON CONFLICT (kind, key) DO UPDATE SET expires = GREATEST(records.expires, excluded.expires)`
+
+// Spend records a challenge nonce as used until a time.
+func (s *Store) Spend(ctx context.Context, nonce string, until time.Time) error {
+	if _, err := s.pool.Exec(ctx, upsertRecord, string(board.RecordNonce), nonce, until); err != nil {
+		return unavailable("spend", err)
+	}
+	return nil
+}
+
+// Create stores a note with everything that goes with it, after checking in the same serializable transaction
+// that none of the board's refusals applies; see board.Store.
+func (s *Store) Create(ctx context.Context, c board.Creation) (board.Created, error) {
+	var out board.Created
+	err := s.tx(ctx, func(tx pgx.Tx) error {
+		now := c.Note.CreatedAt
+		if c.Nonce != "" {
+			if used, err := seen(ctx, tx, board.RecordNonce, c.Nonce, now); err != nil {
+				return err
+			} else if used {
+				return board.ErrChallengeUsed()
+			}
+		}
+		if c.Note.InReplyTo != nil {
+			var exists bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM notes WHERE id = $1)`, *c.Note.InReplyTo).Scan(&exists); err != nil {
+				return err
+			} else if !exists {
+				return board.ErrReplyTargetMissing(*c.Note.InReplyTo)
+			}
+		}
+		handle := strings.ToLower(c.Note.Handle)
+		var count int
+		var oldest *time.Time
+		if err := tx.QueryRow(ctx, `SELECT count(*), min(at) FROM handle_posts WHERE handle = $1 AND at > $2`, handle, c.HandleSince).Scan(&count, &oldest); err != nil {
+			return err
+		}
+		if count >= c.HandleLimit {
+			return board.ErrHandleLimited(c.HandleLimit, oldest.Sub(c.HandleSince))
+		}
+		if c.DuplicateKey != "" {
+			if dup, err := seen(ctx, tx, board.RecordDuplicate, c.DuplicateKey, now); err != nil {
+				return err
+			} else if dup {
+				return board.ErrDuplicate()
+			}
+		}
+		var position int
+		var lastID string
+		if err := tx.QueryRow(ctx, `SELECT position, last_id FROM board_state FOR UPDATE`).Scan(&position, &lastID); err != nil {
+			return err
+		}
+		last, _ := ulid.ParseStrict(lastID)
+		n := c.Note
+		n.ID, n.Position, n.Replies = store.NextID(last, now).String(), position+1, 0
+		if _, err := tx.Exec(ctx, `INSERT INTO notes (`+noteColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0)`,
+			n.ID, n.Handle, n.Model, n.Body, n.InReplyTo, string(n.Via), n.CreatedAt, n.Position); err != nil {
+			return err
+		}
+		if n.InReplyTo != nil {
+			if _, err := tx.Exec(ctx, `UPDATE notes SET replies = replies + 1 WHERE id = $1`, *n.InReplyTo); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO handle_posts (handle, id, at, model) VALUES ($1, $2, $3, $4)`, handle, n.ID, now, n.Model); err != nil {
+			return err
+		}
+		for _, r := range []struct {
+			kind  board.RecordKind
+			key   string
+			until time.Time
+		}{{board.RecordDuplicate, c.DuplicateKey, c.DuplicateUntil}, {board.RecordNonce, c.Nonce, c.NonceUntil}} {
+			if r.key != "" {
+				if _, err := tx.Exec(ctx, upsertRecord, string(r.kind), r.key, r.until); err != nil {
+					return err
+				}
+			}
+		}
+		if _, err := tx.Exec(ctx, `UPDATE board_state SET position = $1, last_id = $2`, n.Position, n.ID); err != nil {
+			return err
+		}
+		var total int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM notes`).Scan(&total); err != nil {
+			return err
+		}
+		out = board.Created{Note: n, Total: total, HandleCount: count + 1}
+		return nil
+	})
+	return out, err
+}
+
+// Delete removes a note that is not a genesis note. Returns NOT_FOUND for an unknown or genesis id.
+func (s *Store) Delete(ctx context.Context, id string) (board.Note, error) {
+	var removed board.Note
+	err := s.tx(ctx, func(tx pgx.Tx) error {
+		n, err := scanNote(tx.QueryRow(ctx, `SELECT `+noteColumns+` FROM notes WHERE id = $1`, id))
+		if errors.Is(err, pgx.ErrNoRows) || (err == nil && n.Via == board.ViaGenesis) {
+			return notFound()
+		} else if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM notes WHERE id = $1`, id); err != nil {
+			return err
+		}
+		if n.InReplyTo != nil {
+			if _, err := tx.Exec(ctx, `UPDATE notes SET replies = GREATEST(replies - 1, 0) WHERE id = $1`, *n.InReplyTo); err != nil {
+				return err
+			}
+		}
+		removed = n
+		return nil
+	})
+	return removed, err
+}
+
+// SeedGenesis stores the genesis notes not stored yet, giving them the next positions in the order given.
+func (s *Store) SeedGenesis(ctx context.Context, notes []board.Note) error {
+	return s.tx(ctx, func(tx pgx.Tx) error {
+		var position int
+		var lastID string
+		if err := tx.QueryRow(ctx, `SELECT position, last_id FROM board_state FOR UPDATE`).Scan(&position, &lastID); err != nil {
+			return err
+		}
+		for _, n := range notes {
+			var exists bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM notes WHERE id = $1)`, n.ID).Scan(&exists); err != nil {
+				return err
+			} else if exists {
+				continue
+			}
+			position++
+			if _, err := tx.Exec(ctx, `INSERT INTO notes (`+noteColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0)`,
+				n.ID, n.Handle, n.Model, n.Body, n.InReplyTo, string(board.ViaGenesis), n.CreatedAt, position); err != nil {
+				return err
+			}
+			if n.InReplyTo != nil {
+				if _, err := tx.Exec(ctx, `UPDATE notes SET replies = replies + 1 WHERE id = $1`, *n.InReplyTo); err != nil {
+					return err
+				}
+			}
+			lastID = max(lastID, n.ID)
+		}
+		_, err := tx.Exec(ctx, `UPDATE board_state SET position = $1, last_id = $2`, position, lastID)
+		return err
+	})
+}
+
+// Audit keeps a rejected note for the owner.
+func (s *Store) Audit(ctx context.Context, r board.Rejection) error {
+	record, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	var seq [8]byte
+	rand.Read(seq[:])
+	if _, err := s.pool.Exec(ctx, `INSERT INTO audit (at, seq, record) VALUES ($1, $2, $3)`, r.At, hex.EncodeToString(seq[:]), record); err != nil {
+		return unavailable("audit", err)
+	}
+	return nil
+}
+
+// Rejections returns up to limit audit records, newest first.
+func (s *Store) Rejections(ctx context.Context, limit int) ([]board.Rejection, error) {
+	rows, err := s.pool.Query(ctx, `SELECT record FROM audit ORDER BY at DESC, seq DESC LIMIT $1`, limit)
+	if err != nil {
+		return nil, unavailable("audit", err)
+	}
+	defer rows.Close()
+	var out []board.Rejection
+	for rows.Next() {
+		var raw []byte
+		var r board.Rejection
+		if err := rows.Scan(&raw); err != nil {
+			return nil, unavailable("audit", err)
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, unavailable("audit", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
