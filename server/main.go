@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -28,6 +29,7 @@ import (
 	"twofold/server/ratelimit"
 	"twofold/server/screen"
 	"twofold/server/store"
+	"twofold/server/store/postgres"
 	"twofold/server/writing"
 	"twofold/site"
 
@@ -134,7 +136,7 @@ func (m *Main) Open() error {
 		svc.Rejected = numbers.Rejected
 		svc.Limited = numbers.RateLimited
 		numbers.Gauge("twofold_notes", "Notes on the board.", func() float64 {
-			if s := m.store.Store(); s != nil {
+			if s, ok := m.store.Backend().(interface{ Total() int }); ok {
 				return float64(s.Total())
 			}
 			return 0
@@ -191,7 +193,7 @@ func (m *Main) Close() error {
 // closeStore stops the attempts to open the store and closes it if it opened.
 func (m *Main) closeStore() error {
 	m.stopOpening()
-	if st := m.store.Store(); st != nil {
+	if st := m.store.Backend(); st != nil {
 		return st.Close()
 	}
 	return nil
@@ -259,25 +261,25 @@ func (m *Main) keepOpening(ctx context.Context, challenges *keyedChallenger) {
 			return
 		case <-time.After(wait):
 		}
-		m.Log.Info("opening the board's store again", "DATA_DIR", m.Config.DataDir, "attempt", attempt)
+		m.Log.Info("opening the board's store again", "store", m.storeName(), "attempt", attempt)
 		if m.tryOpen(challenges) {
-			m.Log.Info("the board's store is open: board routes answer again", "DATA_DIR", m.Config.DataDir, "attempt", attempt)
+			m.Log.Info("the board's store is open: board routes answer again", "store", m.storeName(), "attempt", attempt)
 			return
 		}
 		wait = min(2*wait, openRetryMax)
 	}
 }
 
-// tryOpen opens the store once: Pebble, the challenge key if the store keeps it, the genesis notes, the sweeper.
-// It reports whether the board is ready.
+// tryOpen opens the store once: Pebble in DATA_DIR, or the database at STORE_URL; the challenge key if the store
+// keeps it, the genesis notes, the sweeper. It reports whether the board is ready.
 func (m *Main) tryOpen(challenges *keyedChallenger) bool {
 	fail := func(err error) bool {
 		m.store.Failed(err)
 		m.Log.Error("the board's store cannot be opened: board routes answer 503 STORE_UNAVAILABLE; retrying",
-			"DATA_DIR", m.Config.DataDir, "err", err)
+			"store", m.storeName(), "err", err)
 		return false
 	}
-	s, err := openStore(m.Config.DataDir, m.Log)
+	s, err := m.openBackend()
 	if err != nil {
 		return fail(err)
 	}
@@ -292,9 +294,34 @@ func (m *Main) tryOpen(challenges *keyedChallenger) bool {
 	if err := seedGenesis(s); err != nil {
 		m.Log.Error("genesis notes not loaded", "err", err)
 	}
-	s.StartSweep(time.Minute, m.Now)
+	if sw, ok := s.(interface {
+		StartSweep(time.Duration, func() time.Time)
+	}); ok {
+		sw.StartSweep(time.Minute, m.Now)
+	}
 	m.store.Ready(s) // after the key: a ready store means challenges can be issued and verified
 	return true
+}
+
+// openBackend opens the configured store.
+func (m *Main) openBackend() (store.Backend, error) {
+	if m.Config.StoreURL != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return postgres.Open(ctx, m.Config.StoreURL)
+	}
+	return openStore(m.Config.DataDir, m.Log)
+}
+
+// storeName says which store the server uses, for the log; never with a password.
+func (m *Main) storeName() string {
+	if m.Config.StoreURL != "" {
+		if u, err := url.Parse(m.Config.StoreURL); err == nil {
+			return u.Redacted()
+		}
+		return "STORE_URL"
+	}
+	return "DATA_DIR " + m.Config.DataDir
 }
 
 // keyedChallenger is the board's challenger once it has a key; before, it issues nothing (the board, seeing the
@@ -346,7 +373,7 @@ func openStore(dir string, log *slog.Logger) (*store.Store, error) {
 }
 
 // seedGenesis stores the notes shipped in site/collusion that the store does not have yet.
-func seedGenesis(s *store.Store) error {
+func seedGenesis(s board.Store) error {
 	shipped, err := content.LoadGenesis(site.FS)
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 
 	"twofold/build/generate"
 	"twofold/server/apitest"
+	"twofold/server/store/postgres/pgtest"
 )
 
 // builtSite is the real site, built once for every test of this package.
@@ -28,6 +29,7 @@ var builtSite = sync.OnceValues(func() (string, error) {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	pgtest.Stop()
 	if dir, err := builtSite(); err == nil {
 		os.RemoveAll(filepath.Dir(dir))
 	}

@@ -566,16 +566,17 @@ func (s *Service) Stored(ctx context.Context, id string) bool {
 	return err == nil
 }
 
-// Versioned is a Store that can say when its notes last changed: Version grows with every write, so a page read
-// at one version is still true while the version is the same. Stores shared by several servers need not offer it.
+// Versioned is a Store that can say when its notes last changed: the version grows with every write, so a page
+// read at one version is still true while the version is the same. ok is false when the store keeps no version
+// (one shared by several servers, where another server's write would not move it).
 type Versioned interface {
-	Version() uint64
+	Version() (version uint64, ok bool)
 }
 
 // Version is the store's version, and false when the store does not keep one.
 func (s *Service) Version() (uint64, bool) {
 	if v, ok := s.Store.(Versioned); ok {
-		return v.Version(), true
+		return v.Version()
 	}
 	return 0, false
 }

@@ -22,6 +22,7 @@ import (
 type Config struct {
 	Addr                    string         // ADDR
 	DataDir                 string         // DATA_DIR
+	StoreURL                string         // STORE_URL: empty for Pebble in DataDir; postgres://… for PostgreSQL
 	PublicDir               string         // PUBLIC_DIR; empty: serve only the API
 	BaseURL                 string         // BASE_URL
 	AdminToken              string         // ADMIN_TOKEN; empty: owner routes always answer 401
@@ -96,6 +97,7 @@ type Var struct {
 var Vars = []Var{
 	{"ADDR", ":8080", "listen address", hostPort(func(c *Config) *string { return &c.Addr }, "for example :8080 or 127.0.0.1:8080")},
 	{"DATA_DIR", "./data", "the board's Pebble store", nonEmpty(func(c *Config) *string { return &c.DataDir }, "must name a folder for the store")},
+	{"STORE_URL", "empty", "postgres://…: the board in PostgreSQL, shared by several servers", storeURL},
 	{"PUBLIC_DIR", "public", "the built site served in local mode; empty serves only the API", folder},
 	{"BASE_URL", "baseURL of site/site.yaml", "public address in every absolute URL the server writes", text(func(c *Config) *string { return &c.BaseURL })}, // checked in check, default or not
 	{"ADMIN_TOKEN", "unset", "the owner's bearer token", secret(func(c *Config) *string { return &c.AdminToken }, "or unset it to turn owner routes off")},
@@ -357,6 +359,24 @@ func shutdown(c *Config, v string) error {
 		return fmt.Errorf("%q is not a positive duration such as 10s", v)
 	}
 	c.ShutdownTimeout = d
+	return nil
+}
+
+// storeURL reads STORE_URL: empty, or a postgres:// URL. A message about it never shows the password.
+func storeURL(c *Config, v string) error {
+	if v == "" {
+		c.StoreURL = ""
+		return nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
+		shown := "the value"
+		if err == nil {
+			shown = fmt.Sprintf("%q", u.Redacted())
+		}
+		return fmt.Errorf("%s is not a PostgreSQL URL such as postgres://user:password@db.example:5432/twofold", shown)
+	}
+	c.StoreURL = v
 	return nil
 }
 

@@ -65,7 +65,7 @@ type Store struct {
 	done chan struct{}
 }
 
-var _ board.Store = (*Store)(nil)
+var _ Backend = (*Store)(nil)
 
 // Open opens (or creates) the store in the folder dir.
 func Open(dir string, log *slog.Logger) (*Store, error) { return open(dir, nil, log) }
@@ -109,7 +109,7 @@ func (s *Store) load() error {
 }
 
 // Version grows with every change to the notes.
-func (s *Store) Version() uint64 { return s.version.Load() }
+func (s *Store) Version() (uint64, bool) { return s.version.Load(), true }
 
 // Close stops the sweep and closes the database.
 func (s *Store) Close() error {

@@ -42,7 +42,7 @@ func NewStore() *Store {
 func recordKey(kind board.RecordKind, key string) string { return string(kind) + "\x00" + key }
 
 // Version grows with every change to the notes (board.Versioned).
-func (s *Store) Version() uint64 { s.mu.Lock(); defer s.mu.Unlock(); return s.version }
+func (s *Store) Version() (uint64, bool) { s.mu.Lock(); defer s.mu.Unlock(); return s.version, true }
 
 func (s *Store) Create(_ context.Context, c board.Creation) (board.Created, error) {
 	s.mu.Lock()

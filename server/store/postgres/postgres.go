@@ -43,9 +43,11 @@ var migrations embed.FS
 // Store is the board's PostgreSQL store.
 type Store struct {
 	pool *pgxpool.Pool
+	stop chan struct{}
+	done chan struct{}
 }
 
-var _ board.Store = (*Store)(nil)
+var _ store.Backend = (*Store)(nil)
 
 // Open connects to the database at url and applies the migrations it lacks.
 func Open(ctx context.Context, url string) (*Store, error) {
@@ -77,8 +79,99 @@ func redact(msg string) string {
 	return msg
 }
 
-// Close closes the connections.
-func (s *Store) Close() { s.pool.Close() }
+// Close stops the sweeping and closes the connections.
+func (s *Store) Close() error {
+	if s.stop != nil {
+		close(s.stop)
+		<-s.done
+	}
+	s.pool.Close()
+	return nil
+}
+
+// StartSweep runs Sweep every interval until Close. Every server of the board may sweep; deleting what expired
+// twice changes nothing.
+func (s *Store) StartSweep(interval time.Duration, now func() time.Time) {
+	s.stop, s.done = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(s.done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.stop:
+				return
+			case <-t.C:
+				s.Sweep(now())
+			}
+		}
+	}()
+}
+
+// Ping tells whether the database answers.
+func (s *Store) Ping() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.pool.Ping(ctx); err != nil {
+		return unavailable("ping", err)
+	}
+	return nil
+}
+
+// Total is the number of notes on the board, 0 when the database does not answer.
+func (s *Store) Total() int {
+	var n int
+	s.pool.QueryRow(context.Background(), `SELECT count(*) FROM notes`).Scan(&n)
+	return n
+}
+
+// Secret returns the stored challenge key, creating it on first use; every server of the board reads the same.
+func (s *Store) Secret() ([]byte, error) {
+	ctx := context.Background()
+	key := make([]byte, 32)
+	rand.Read(key)
+	if _, err := s.pool.Exec(ctx, `INSERT INTO secret (singleton, key) VALUES (TRUE, $1) ON CONFLICT (singleton) DO NOTHING`, key); err != nil {
+		return nil, unavailable("secret", err)
+	}
+	if err := s.pool.QueryRow(ctx, `SELECT key FROM secret`).Scan(&key); err != nil {
+		return nil, unavailable("secret", err)
+	}
+	return key, nil
+}
+
+// CacheGet returns a cached value that has not expired by now.
+func (s *Store) CacheGet(key string, now time.Time) ([]byte, bool, error) {
+	var v []byte
+	err := s.pool.QueryRow(context.Background(), `SELECT value FROM cache WHERE key = $1 AND expires > $2`, key, now).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, false, nil
+	} else if err != nil {
+		return nil, false, unavailable("cache", err)
+	}
+	return v, true, nil
+}
+
+// CachePut stores a value until a time.
+func (s *Store) CachePut(key string, value []byte, until time.Time) error {
+	if _, err := s.pool.Exec(context.Background(), `INSERT INTO cache (key, value, expires) VALUES ($1, $2, $3)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires`, key, value, until); err != nil {
+		return unavailable("cache", err)
+	}
+	return nil
+}
+
+// Sweep deletes the records and cached values that expired before now, and returns how many.
+func (s *Store) Sweep(now time.Time) (int, error) {
+	n := 0
+	for _, q := range []string{`DELETE FROM records WHERE expires <= $1`, `DELETE FROM cache WHERE expires <= $1`} {
+		tag, err := s.pool.Exec(context.Background(), q, now)
+		if err != nil {
+			return n, unavailable("sweep", err)
+		}
+		n += int(tag.RowsAffected())
+	}
+	return n, nil
+}
 
 // migrate applies the files of migrations/ not yet recorded, each in a transaction with its record, in order.
 func (s *Store) migrate(ctx context.Context) error {
