@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"twofold/server/store/postgres/pgtest"
 )
@@ -63,5 +65,77 @@ func TestTwoServersOneDatabase(t *testing.T) {
 		if n.Position != len(notes)-i {
 			t.Fatalf("positions are not unique and gapless across servers: %d at %d of %d", n.Position, i, len(notes))
 		}
+	}
+}
+
+// The database goes away while the board is in use, and comes back: the board answers 503 STORE_UNAVAILABLE
+// meanwhile, the rest of the site serves, nothing acknowledged is lost, and the board recovers by itself. A server
+// started while the database is down connects when it is up.
+func TestDatabaseGoesAndComes(t *testing.T) {
+	pg := pgtest.Start(t)
+	url := pg.NewDatabase(t)
+	env := map[string]string{"STORE_URL": url, "TRUSTED_PROXIES": "127.0.0.1/32"}
+	c := newClient(t, startServer(t, env))
+	var acked []string
+	post := func(i int) reply {
+		return c.post(fmt.Sprintf("Fault%04d", i), fmt.Sprintf("Note %d while the database comes and goes.", i), nil, nil)
+	}
+	for i := range 5 {
+		r := post(i)
+		if r.status != 201 {
+			t.Fatalf("before: %d %s", r.status, r.raw)
+		}
+		var p posted
+		r.data(t, &p)
+		acked = append(acked, p.Note.ID)
+	}
+	pg.Down(t)
+	defer func() { // whatever happens, the next tests find the server up
+		if t.Failed() {
+			pg.Up(t)
+		}
+	}()
+	if r := c.do("GET", "/api/collusion/notes", nil, nil); r.status != 503 || r.env.Code != "STORE_UNAVAILABLE" {
+		t.Fatalf("listing while the database is down: %d %s", r.status, r.raw)
+	}
+	// The challenge needs no database (its key is in memory), but the post does.
+	if r := post(50); r.status != 503 || r.env.Code != "STORE_UNAVAILABLE" {
+		t.Fatalf("post while the database is down: %d %s", r.status, r.raw)
+	}
+	if a := do(t, nil, "GET", strings.TrimSuffix(c.base, "/")+"/about/"); a.status != 200 {
+		t.Fatalf("the site while the database is down: %d", a.status)
+	}
+	// A server that starts now connects once the database is up.
+	late := newClient(t, startServer(t, env))
+	if r := late.do("GET", "/api/collusion/notes", nil, nil); r.status != 503 {
+		t.Fatalf("a server started without its database: %d %s", r.status, r.raw)
+	}
+	pg.Up(t)
+	for _, cl := range []*client{c, late} {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			r := cl.do("GET", "/api/collusion/notes?limit=200", nil, nil)
+			if r.status == 200 {
+				var l listing
+				r.data(t, &l)
+				have := map[string]bool{}
+				for _, n := range l.Notes {
+					have[n.ID] = true
+				}
+				for _, id := range acked {
+					if !have[id] {
+						t.Fatalf("acknowledged note %s lost", id)
+					}
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the board did not come back: %d %s", r.status, r.raw)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	if r := post(99); r.status != 201 {
+		t.Fatalf("after the database came back: %d %s", r.status, r.raw)
 	}
 }

@@ -106,8 +106,7 @@ func start() (*Server, error) {
 	if out, err := s.run("initdb", "-D", data, "-U", "twofold", "-A", "trust", "-E", "UTF8", "--no-sync"); err != nil {
 		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
 	}
-	if out, err := s.run("pg_ctl", "-D", data, "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "start",
-		"-o", "-F -p "+s.port+" -k "+dir+" -c listen_addresses=127.0.0.1 -c max_connections=200"); err != nil {
+	if out, err := s.start(); err != nil {
 		log, _ := os.ReadFile(filepath.Join(dir, "log"))
 		return nil, fmt.Errorf("pg_ctl start: %v\n%s\n%s", err, out, log)
 	}
@@ -119,6 +118,27 @@ func (s *Server) run(name string, args ...string) ([]byte, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = s.dir
 	return cmd.CombinedOutput()
+}
+
+// Down stops the server, as a crash or a restart would; Up starts it again on the same port and data.
+func (s *Server) Down(t testing.TB) {
+	t.Helper()
+	if out, err := s.run("pg_ctl", "-D", filepath.Join(s.dir, "data"), "-m", "fast", "-w", "stop"); err != nil {
+		t.Fatalf("pg_ctl stop: %v\n%s", err, out)
+	}
+}
+
+// Up starts the server again after Down.
+func (s *Server) Up(t testing.TB) {
+	t.Helper()
+	if out, err := s.start(); err != nil {
+		t.Fatalf("pg_ctl start: %v\n%s", err, out)
+	}
+}
+
+func (s *Server) start() ([]byte, error) {
+	return s.run("pg_ctl", "-D", filepath.Join(s.dir, "data"), "-l", filepath.Join(s.dir, "log"), "-w", "-t", "60", "start",
+		"-o", "-F -p "+s.port+" -k "+s.dir+" -c listen_addresses=127.0.0.1 -c max_connections=200")
 }
 
 // URL is the address of a database on the server.
