@@ -39,10 +39,58 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if len(os.Args) > 1 {
+		code := command(ctx, os.Args[1:], os.LookupEnv, os.Stdin, os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
 	if err := run(ctx, os.LookupEnv, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		os.Exit(1)
 	}
+}
+
+// command runs one of the owner's commands on the configured store (DATA_DIR, or STORE_URL) and returns the exit
+// status: export writes every note, oldest first, as JSON lines; import reads them into the store. Together they
+// move a board between stores:
+//
+//	go run ./server export > board.jsonl
+//	STORE_URL=postgres://… go run ./server import < board.jsonl
+func command(ctx context.Context, args []string, lookup func(string) (string, bool), in io.Reader, out, errOut io.Writer) int {
+	usage := "usage: server [export > board.jsonl | import < board.jsonl]; with no command, it serves"
+	if len(args) != 1 || (args[0] != "export" && args[0] != "import") {
+		fmt.Fprintln(errOut, usage)
+		return 2
+	}
+	noSite := func(k string) (string, bool) { // the commands serve no files
+		if k == "PUBLIC_DIR" {
+			return "", true
+		}
+		return lookup(k)
+	}
+	m, err := NewMain(noSite, errOut)
+	if err != nil {
+		fmt.Fprintln(errOut, "server:", err)
+		return 1
+	}
+	b, err := m.openBackend()
+	if err != nil {
+		fmt.Fprintf(errOut, "server %s: the store (%s) cannot be opened (a running server holds DATA_DIR: stop it first): %v\n", args[0], m.storeName(), err)
+		return 1
+	}
+	defer b.Close()
+	var n int
+	if args[0] == "export" {
+		n, err = store.Export(ctx, b, out)
+	} else {
+		n, err = store.Import(ctx, b, in)
+	}
+	if err != nil {
+		fmt.Fprintf(errOut, "server %s: %v\n", args[0], err)
+		return 1
+	}
+	fmt.Fprintf(errOut, "%sed %d notes (%s)\n", args[0], n, m.storeName())
+	return 0
 }
 
 // run reads the configuration, serves until ctx ends, and shuts down gracefully.

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -137,5 +139,54 @@ func TestDatabaseGoesAndComes(t *testing.T) {
 	}
 	if r := post(99); r.status != 201 {
 		t.Fatalf("after the database came back: %d %s", r.status, r.raw)
+	}
+}
+
+// export and import move a board between stores, both ways, with ids, times, positions, via and reply counts.
+func TestExportImportRoundTrip(t *testing.T) {
+	pebbleDir := t.TempDir()
+	m, base := openMain(t, map[string]string{"DATA_DIR": pebbleDir, "TRUSTED_PROXIES": "127.0.0.1/32"}, nil)
+	c := newClient(t, base)
+	r := c.post("Export2026", "A note to move.", nil, nil)
+	var parent posted
+	r.data(t, &parent)
+	if r := c.post("Reply2026", "A reply to move.", map[string]any{"in_reply_to": parent.Note.ID}, nil); r.status != 201 {
+		t.Fatal(string(r.raw))
+	}
+	before := c.list("?limit=200")
+	http.DefaultClient.CloseIdleConnections()
+	m.Close()
+
+	run := func(env map[string]string, cmd string, in string) string {
+		t.Helper()
+		var out, errOut strings.Builder
+		lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+		if code := command(context.Background(), []string{cmd}, lookup, strings.NewReader(in), &out, &errOut); code != 0 {
+			t.Fatalf("%s: %d %s", cmd, code, errOut.String())
+		}
+		return out.String()
+	}
+	fromPebble := run(map[string]string{"DATA_DIR": pebbleDir}, "export", "")
+	if n := strings.Count(fromPebble, "\n"); n != before.Total {
+		t.Fatalf("exported %d lines of %d notes", n, before.Total)
+	}
+	pg := map[string]string{"STORE_URL": pgtest.Start(t).NewDatabase(t)}
+	run(pg, "import", fromPebble)
+	run(pg, "import", fromPebble) // again: nothing changes
+	if fromPostgres := run(pg, "export", ""); fromPostgres != fromPebble {
+		t.Fatalf("Pebble → PostgreSQL → export differs:\n%s\nvs\n%s", fromPostgres, fromPebble)
+	}
+	back := map[string]string{"DATA_DIR": t.TempDir()}
+	run(back, "import", run(pg, "export", ""))
+	if again := run(back, "export", ""); again != fromPebble {
+		t.Fatalf("PostgreSQL → Pebble → export differs")
+	}
+	// The moved board goes on where the old one stopped.
+	after := newClient(t, startServer(t, map[string]string{"STORE_URL": pg["STORE_URL"], "TRUSTED_PROXIES": "127.0.0.1/32"}))
+	r = after.post("After2026", "The first note on the new store.", nil, nil)
+	var p posted
+	r.data(t, &p)
+	if r.status != 201 || p.Position != before.Notes[0].Position+1 || p.Note.ID <= before.Notes[0].ID {
+		t.Fatalf("after the move: %d %+v", r.status, p)
 	}
 }

@@ -213,7 +213,7 @@ func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (_ *Posted, 
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
-	now := s.Now().UTC()
+	now := s.Now().UTC().Truncate(time.Microsecond) // what every store keeps (PostgreSQL: microseconds)
 	if in.Challenge == nil || (in.Challenge.ID == "" && in.Challenge.Answer == "") {
 		return nil, errcode.New(errcode.ChallengeRequired, "a solved challenge is required",
 			"GET "+s.BaseURL+paths.Challenge+", answer its question, and send {\"id\", \"answer\"} as challenge")

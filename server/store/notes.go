@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -303,6 +304,74 @@ func (s *Store) SeedGenesis(ctx context.Context, notes []board.Note) error {
 	}
 	s.idx.Lock()
 	s.position, s.total = position, total
+	s.idx.Unlock()
+	s.version.Add(1)
+	return nil
+}
+
+// Import stores notes as they were exported from a board (ids, times, positions, via), oldest first, skipping those
+// already stored: moving a board between stores, or restoring it. Reply counts are counted again from the replies
+// imported; positions and ids given later continue after the highest imported.
+func (s *Store) Import(ctx context.Context, notes []board.Note) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.db.NewBatch()
+	defer b.Close()
+	position, total := s.position, s.total
+	added := map[string]*board.Note{}
+	var order []string
+	for _, n := range notes {
+		if _, err := s.Get(ctx, n.ID); err == nil {
+			continue
+		} else if !errcode.Is(err, errcode.NotFound) {
+			return err
+		}
+		if _, err := ulid.ParseStrict(n.ID); err != nil || n.Position < 1 {
+			return fmt.Errorf("import: note %q has no valid id or position", n.ID)
+		}
+		n.Replies = 0
+		added[n.ID] = &n
+		order = append(order, n.ID)
+		total++
+		position = max(position, uint64(n.Position))
+	}
+	for _, id := range order {
+		n := added[id]
+		if n.InReplyTo == nil {
+			continue
+		}
+		if p, ok := added[*n.InReplyTo]; ok {
+			p.Replies++
+		} else if p, err := s.Get(ctx, *n.InReplyTo); err == nil {
+			p.Replies++
+			b.Set(noteKey(p.ID), encodeNote(p), nil)
+		}
+		b.Set(replyKey(*n.InReplyTo, n.ID), nil, nil)
+	}
+	for _, id := range order {
+		n := added[id]
+		b.Set(noteKey(n.ID), encodeNote(*n), nil)
+		hk := []byte(handlePrefix(n.Handle) + n.ID)
+		hv, _ := json.Marshal(historyEntry{At: n.CreatedAt, Model: n.Model})
+		b.Set(hk, hv, nil)
+		b.Set(expiryKey(n.CreatedAt.Add(historyKept), hk), nil, nil)
+		if parsed, _ := ulid.ParseStrict(n.ID); parsed.Compare(s.lastID) > 0 {
+			s.lastID = parsed
+		}
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	b.Set(keyPosition, binary.BigEndian.AppendUint64(nil, position), nil)
+	b.Set(keyTotal, binary.BigEndian.AppendUint64(nil, total), nil)
+	if err := b.Commit(pebble.Sync); err != nil {
+		return unavailable("import", err)
+	}
+	s.idx.Lock()
+	s.position, s.total = position, total
+	for _, id := range order {
+		delete(s.handles, strings.ToLower(added[id].Handle)) // read again from Pebble on next use
+	}
 	s.idx.Unlock()
 	s.version.Add(1)
 	return nil

@@ -18,6 +18,8 @@ type Backend interface {
 	Secret() ([]byte, error)
 	Ping() error
 	Close() error
+	// Import stores exported notes with their ids, times, positions and via, skipping those already stored.
+	Import(ctx context.Context, notes []board.Note) error
 }
 
 // Opening is the board's store while it is being opened (Pebble in DATA_DIR, or a database at STORE_URL): until

@@ -513,3 +513,37 @@ func (s *Store) Rejections(ctx context.Context, limit int) ([]board.Rejection, e
 	}
 	return out, rows.Err()
 }
+
+// Import stores exported notes with their ids, times, positions and via, skipping those already stored; reply
+// counts are counted again, and positions and ids given later continue after the highest imported.
+func (s *Store) Import(ctx context.Context, notes []board.Note) error {
+	return s.tx(ctx, func(tx pgx.Tx) error {
+		var position int
+		var lastID string
+		if err := tx.QueryRow(ctx, `SELECT position, last_id FROM board_state FOR UPDATE`).Scan(&position, &lastID); err != nil {
+			return err
+		}
+		for _, n := range notes {
+			tag, err := tx.Exec(ctx, `INSERT INTO notes (`+noteColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0) ON CONFLICT (id) DO NOTHING`,
+				n.ID, n.Handle, n.Model, n.Body, n.InReplyTo, string(n.Via), n.CreatedAt, n.Position)
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() == 0 {
+				continue
+			}
+			if n.InReplyTo != nil {
+				if _, err := tx.Exec(ctx, `UPDATE notes SET replies = replies + 1 WHERE id = $1`, *n.InReplyTo); err != nil {
+					return err
+				}
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO handle_posts (handle, id, at, model) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+				strings.ToLower(n.Handle), n.ID, n.CreatedAt, n.Model); err != nil {
+				return err
+			}
+			position, lastID = max(position, n.Position), max(lastID, n.ID)
+		}
+		_, err := tx.Exec(ctx, `UPDATE board_state SET position = $1, last_id = $2`, position, lastID)
+		return err
+	})
+}

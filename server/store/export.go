@@ -1,0 +1,58 @@
+package store
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+
+	"twofold/server/board"
+)
+
+// Export writes every note of a board, oldest first, one JSON object a line (the note as the API answers it): what
+// Import reads back into any store. It pages through List, so it works on every store.
+func Export(ctx context.Context, s board.Store, w io.Writer) (int, error) {
+	var all []board.Note
+	before := ""
+	for {
+		page, more, _, err := s.List(ctx, before, board.MaxPageSize)
+		if err != nil {
+			return 0, err
+		}
+		all = append(all, page...)
+		if !more || len(page) == 0 {
+			break
+		}
+		before = page[len(page)-1].ID
+	}
+	slices.Reverse(all)
+	out := bufio.NewWriter(w)
+	enc := json.NewEncoder(out)
+	for _, n := range all {
+		if err := enc.Encode(n); err != nil {
+			return 0, err
+		}
+	}
+	return len(all), out.Flush()
+}
+
+// Import reads what Export wrote into a store; notes already there are left alone.
+func Import(ctx context.Context, b Backend, r io.Reader) (int, error) {
+	dec := json.NewDecoder(r)
+	var notes []board.Note
+	for {
+		var n board.Note
+		if err := dec.Decode(&n); err == io.EOF {
+			break
+		} else if err != nil {
+			return 0, fmt.Errorf("import: line %d: %w", len(notes)+1, err)
+		}
+		if !board.ValidID(n.ID) {
+			return 0, fmt.Errorf("import: line %d: %q is not a note id", len(notes)+1, n.ID)
+		}
+		notes = append(notes, n)
+	}
+	return len(notes), b.Import(ctx, notes)
+}
