@@ -38,29 +38,48 @@ func TestTwoServersOneDatabase(t *testing.T) {
 	if r := a.post("Third2026", "The same challenge again.", map[string]any{"challenge": ch}, nil); r.env.Code != "CHALLENGE_USED" {
 		t.Fatalf("a challenge spent on b, used on a: %d %s", r.status, r.raw)
 	}
-	// Twenty posts of one handle at once, half on each server: exactly five are stored.
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	stored := 0
-	for i := range 20 {
-		c := a
-		if i%2 == 1 {
-			c = b
-		}
-		wg.Go(func() {
-			r := c.post("Busy2026", fmt.Sprintf("Busy note number %d.", i), nil, nil)
-			mu.Lock()
-			defer mu.Unlock()
-			if r.status == 201 {
-				stored++
-			} else if r.env.Code != "HANDLE_RATE_LIMIT" {
-				t.Errorf("post %d: %d %s", i, r.status, r.raw)
+	// Fifty posts of one handle at once, half on each server, each from its own address: exactly five are stored.
+	// Then fifty of one body under fifty handles: exactly one.
+	concurrently := func(handle, body func(int) string, allowed string) int {
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		stored := 0
+		for i := range 50 {
+			c := a
+			if i%2 == 1 {
+				c = b
 			}
-		})
+			wg.Go(func() {
+				r := c.post(handle(i), body(i), nil, map[string]string{"X-Forwarded-For": fmt.Sprintf("10.7.%d.%d", len(allowed), i+1)})
+				mu.Lock()
+				defer mu.Unlock()
+				if r.status == 201 {
+					stored++
+				} else if r.env.Code != allowed {
+					t.Errorf("post %d: %d %s", i, r.status, r.raw)
+				}
+			})
+		}
+		wg.Wait()
+		return stored
 	}
-	wg.Wait()
-	if stored != 5 {
-		t.Fatalf("%d notes of one handle stored across two servers, want 5", stored)
+	if n := concurrently(func(int) string { return "Busy2026" }, func(i int) string { return fmt.Sprintf("Busy note number %d.", i) }, "HANDLE_RATE_LIMIT"); n != 5 {
+		t.Fatalf("%d notes of one handle stored across two servers, want 5", n)
+	}
+	if n := concurrently(func(i int) string { return fmt.Sprintf("Same%04d", i) }, func(int) string { return "One body, fifty posters." }, "DUPLICATE_NOTE"); n != 1 {
+		t.Fatalf("%d notes of one body stored across two servers, want 1", n)
+	}
+	// Replies counted across servers: one reply on each.
+	for _, c := range []*client{a, b} {
+		if r := c.post(fmt.Sprintf("Replier%d", len(c.base)%97), "A reply from "+c.base, map[string]any{"in_reply_to": p.Note.ID},
+			map[string]string{"X-Forwarded-For": "10.9.9." + fmt.Sprint(len(c.base)%200)}); r.status != 201 {
+			t.Fatalf("reply: %d %s", r.status, r.raw)
+		}
+	}
+	var th thread
+	a.do("GET", "/api/collusion/notes/"+p.Note.ID, nil, nil).data(t, &th)
+	if th.Note.Replies != 2 || len(th.Replies) != 2 {
+		t.Fatalf("a note with a reply from each server counts %d replies and lists %d", th.Note.Replies, len(th.Replies))
 	}
 	notes := a.list("?limit=200").Notes
 	for i, n := range notes {

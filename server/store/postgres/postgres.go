@@ -3,7 +3,8 @@
 // Pebble store (server/store/storetest).
 //
 // Tables (migrations/, applied in order at Open and recorded in schema_migrations): notes (by id, a ULID, so by
-// time; by parent for replies), board_state (the last position and id given), handle_posts (by handle and time),
+// time; by parent for replies), board_state (the last position and id given, and the board's version, which every
+// write moves so that each server's page cache is checked with one small read), handle_posts (by handle and time),
 // records (duplicate keys and spent nonces, until they expire), audit, secret and cache.
 //
 // Isolation: every write that checks before it writes (Create, Delete, SeedGenesis) runs in one SERIALIZABLE
@@ -106,6 +107,17 @@ func (s *Store) StartSweep(interval time.Duration, now func() time.Time) {
 			}
 		}
 	}()
+}
+
+// Version is the board's version (board.Versioned), read from the database on every call, so that a page cached by
+// one server is dropped as soon as any server writes. When the database does not answer there is no version, and
+// nothing is cached.
+func (s *Store) Version() (uint64, bool) {
+	var v int64
+	if err := s.pool.QueryRow(context.Background(), `SELECT version FROM board_state`).Scan(&v); err != nil {
+		return 0, false
+	}
+	return uint64(v), true
 }
 
 // Ping tells whether the database answers.
@@ -409,7 +421,7 @@ func (s *Store) Create(ctx context.Context, c board.Creation) (board.Created, er
 				}
 			}
 		}
-		if _, err := tx.Exec(ctx, `UPDATE board_state SET position = $1, last_id = $2`, n.Position, n.ID); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE board_state SET position = $1, last_id = $2, version = version + 1`, n.Position, n.ID); err != nil {
 			return err
 		}
 		var total int
@@ -439,6 +451,9 @@ func (s *Store) Delete(ctx context.Context, id string) (board.Note, error) {
 			if _, err := tx.Exec(ctx, `UPDATE notes SET replies = GREATEST(replies - 1, 0) WHERE id = $1`, *n.InReplyTo); err != nil {
 				return err
 			}
+		}
+		if _, err := tx.Exec(ctx, `UPDATE board_state SET version = version + 1`); err != nil {
+			return err
 		}
 		removed = n
 		return nil
@@ -473,7 +488,7 @@ func (s *Store) SeedGenesis(ctx context.Context, notes []board.Note) error {
 			}
 			lastID = max(lastID, n.ID)
 		}
-		_, err := tx.Exec(ctx, `UPDATE board_state SET position = $1, last_id = $2`, position, lastID)
+		_, err := tx.Exec(ctx, `UPDATE board_state SET position = $1, last_id = $2, version = version + 1`, position, lastID)
 		return err
 	})
 }
@@ -543,7 +558,7 @@ func (s *Store) Import(ctx context.Context, notes []board.Note) error {
 			}
 			position, lastID = max(position, n.Position), max(lastID, n.ID)
 		}
-		_, err := tx.Exec(ctx, `UPDATE board_state SET position = $1, last_id = $2`, position, lastID)
+		_, err := tx.Exec(ctx, `UPDATE board_state SET position = $1, last_id = $2, version = version + 1`, position, lastID)
 		return err
 	})
 }

@@ -230,6 +230,31 @@ func Run(t *testing.T, o Opener) {
 		}
 	})
 
+	t.Run("the version moves with every change", func(t *testing.T) {
+		s := o.Open(t)
+		v, ok := s.(board.Versioned)
+		if !ok {
+			t.Skip("the store keeps no version")
+		}
+		version := func() uint64 {
+			n, ok := v.Version()
+			if !ok {
+				t.Fatal("the store says it keeps no version")
+			}
+			return n
+		}
+		v0 := version()
+		n := create(t, s, creation("Quill2026", "hello", start))
+		v1 := version()
+		if v1 <= v0 {
+			t.Fatalf("Create did not move the version: %d then %d", v0, v1)
+		}
+		s.Delete(ctx, n.ID)
+		if version() <= v1 {
+			t.Fatal("Delete did not move the version")
+		}
+	})
+
 	t.Run("audit", func(t *testing.T) {
 		s := o.Open(t)
 		for i := range 3 {
