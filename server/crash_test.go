@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"twofold/server/store/postgres/pgtest"
 )
 
 var crashRounds = flag.Int("crash.rounds", 20, "kill-and-restart rounds of TestCrashLosesNoAcknowledgedNote (200 for the long run)")
@@ -42,7 +44,7 @@ type process struct {
 	base string
 }
 
-func startProcess(t *testing.T, dataDir string) *process {
+func startProcess(t *testing.T, dataDir string, env ...string) *process {
 	t.Helper()
 	bin, err := serverBinary()
 	if err != nil {
@@ -51,6 +53,7 @@ func startProcess(t *testing.T, dataDir string) *process {
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(), "ADDR=127.0.0.1:0", "PUBLIC_DIR=", "DATA_DIR="+dataDir, "LOG_FORMAT=json",
 		"TRUSTED_PROXIES=127.0.0.1/32", "CHALLENGE_SECRET="+strings.Repeat("c", 32))
+	cmd.Env = append(cmd.Env, env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -113,6 +116,18 @@ func TestCrashLosesNoAcknowledgedNote(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills and restarts the server binary")
 	}
+	crashRun(t, *crashRounds)
+}
+
+// The same on PostgreSQL: a server killed during posting loses nothing it acknowledged.
+func TestCrashLosesNoAcknowledgedNoteOnPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills and restarts the server binary")
+	}
+	crashRun(t, max(3, *crashRounds/4), "STORE_URL="+pgtest.Start(t).NewDatabase(t))
+}
+
+func crashRun(t *testing.T, rounds int, env ...string) {
 	dataDir := t.TempDir()
 	acked := map[string]bool{}
 	var ip uint32
@@ -120,8 +135,8 @@ func TestCrashLosesNoAcknowledgedNote(t *testing.T) {
 	var ipMu sync.Mutex
 	genesis := []string{"01K4282CM0E4A31XGP9T9R0FCK", "01K44P5S30S1TBRAF9KWQ6EA8D"}
 
-	for round := range *crashRounds {
-		p := startProcess(t, dataDir)
+	for round := range rounds {
+		p := startProcess(t, dataDir, env...)
 		ctx, cancel := context.WithCancel(context.Background())
 		var mu sync.Mutex
 		var wg sync.WaitGroup
@@ -168,7 +183,7 @@ func TestCrashLosesNoAcknowledgedNote(t *testing.T) {
 		cancel()
 		wg.Wait()
 
-		p = startProcess(t, dataDir)
+		p = startProcess(t, dataDir, env...)
 		notes := crashListAll(t, p.base, nextIP)
 		p.kill()
 		checkCrashRound(t, round, notes, acked)
@@ -176,7 +191,7 @@ func TestCrashLosesNoAcknowledgedNote(t *testing.T) {
 			return
 		}
 	}
-	t.Logf("%d rounds, %d acknowledged notes, none lost", *crashRounds, len(acked))
+	t.Logf("%d rounds, %d acknowledged notes, none lost", rounds, len(acked))
 }
 
 func crashListAll(t *testing.T, base string, nextIP func() string) []note {
