@@ -53,8 +53,9 @@ bench: ## every benchmark (build, board, MCP, OG) with its anchor, RUNS each; re
 bench-build: ## build synthetic sites of 1,000 and 10,000 pages with twofold and Hugo, side by side
 	bash build/bench/run.sh
 
-bench-board: ## the board's listing against nginx, and posting throughput (wrk, nginx; see BENCHMARKS.md)
-	bash server/bench/run.sh
+STORE ?=
+bench-board: ## the board's listing against nginx, and posting throughput (wrk, nginx); STORE=postgres: PostgreSQL beside Pebble (see BENCHMARKS.md)
+	@if [ "$(STORE)" = postgres ]; then bash server/bench/postgres.sh; else bash server/bench/run.sh; fi
 
 bench-mcp: ## MCP tools/list and tools/call against a minimal go-sdk server (wrk; see BENCHMARKS.md)
 	bash server/bench/mcp.sh
