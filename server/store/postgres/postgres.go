@@ -4,7 +4,7 @@
 //
 // Tables (migrations/, applied in order at Open and recorded in schema_migrations): notes (by id, a ULID, so by
 // time; by parent for replies), board_state (the last position and id given, and the board's version, which every
-// write moves so that each server's page cache is checked with one small read), handle_posts (by handle and time),
+// write moves; each server checks its page cache against it, at most every quarter second), handle_posts (by handle and time),
 // records (duplicate keys and spent nonces, until they expire), audit, secret and cache.
 //
 // Isolation: every write that checks before it writes (Create, Delete, SeedGenesis) runs in one SERIALIZABLE
@@ -26,6 +26,7 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"twofold/server/board"
@@ -46,7 +47,17 @@ type Store struct {
 	pool *pgxpool.Pool
 	stop chan struct{}
 	done chan struct{}
+
+	// The board's version as last read, and when: Version reads the database at most every versionFresh, and
+	// at once after this server's own writes.
+	vmu     sync.Mutex
+	version uint64
+	readAt  time.Time
 }
+
+// versionFresh is how long a version read from the database is believed: another server's note reaches this
+// server's listing within it (a quarter of a second; the board promises one).
+const versionFresh = 250 * time.Millisecond
 
 var _ store.Backend = (*Store)(nil)
 
@@ -109,15 +120,29 @@ func (s *Store) StartSweep(interval time.Duration, now func() time.Time) {
 	}()
 }
 
-// Version is the board's version (board.Versioned), read from the database on every call, so that a page cached by
-// one server is dropped as soon as any server writes. When the database does not answer there is no version, and
-// nothing is cached.
+// Version is the board's version (board.Versioned): read from the database at most every versionFresh, and at once
+// after a write of this server, so that a page cached by one server is dropped soon after any server writes, and
+// at once after its own. When the database does not answer there is no version, and nothing is cached.
 func (s *Store) Version() (uint64, bool) {
+	s.vmu.Lock()
+	defer s.vmu.Unlock()
+	if !s.readAt.IsZero() && time.Since(s.readAt) < versionFresh {
+		return s.version, true
+	}
 	var v int64
 	if err := s.pool.QueryRow(context.Background(), `SELECT version FROM board_state`).Scan(&v); err != nil {
+		s.readAt = time.Time{}
 		return 0, false
 	}
-	return uint64(v), true
+	s.version, s.readAt = uint64(v), time.Now()
+	return s.version, true
+}
+
+// wrote makes the next Version read the database.
+func (s *Store) wrote() {
+	s.vmu.Lock()
+	s.readAt = time.Time{}
+	s.vmu.Unlock()
 }
 
 // Ping tells whether the database answers.
@@ -431,6 +456,7 @@ func (s *Store) Create(ctx context.Context, c board.Creation) (board.Created, er
 		out = board.Created{Note: n, Total: total, HandleCount: count + 1}
 		return nil
 	})
+	s.wrote()
 	return out, err
 }
 
@@ -458,11 +484,13 @@ func (s *Store) Delete(ctx context.Context, id string) (board.Note, error) {
 		removed = n
 		return nil
 	})
+	s.wrote()
 	return removed, err
 }
 
 // SeedGenesis stores the genesis notes not stored yet, giving them the next positions in the order given.
 func (s *Store) SeedGenesis(ctx context.Context, notes []board.Note) error {
+	defer s.wrote()
 	return s.tx(ctx, func(tx pgx.Tx) error {
 		var position int
 		var lastID string
@@ -532,6 +560,7 @@ func (s *Store) Rejections(ctx context.Context, limit int) ([]board.Rejection, e
 // Import stores exported notes with their ids, times, positions and via, skipping those already stored; reply
 // counts are counted again, and positions and ids given later continue after the highest imported.
 func (s *Store) Import(ctx context.Context, notes []board.Note) error {
+	defer s.wrote()
 	return s.tx(ctx, func(tx pgx.Tx) error {
 		var position int
 		var lastID string
