@@ -32,8 +32,8 @@ port=8490
 "${as[@]}" "$bin/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w start \
   -o "-p $port -k $work -c listen_addresses=127.0.0.1 -c synchronous_commit=on -c max_connections=200 -c shared_buffers=256MB" >/dev/null
 psql() { "$bin/psql" -h 127.0.0.1 -p "$port" -U twofold -X -q "$@"; }
-db=0
-fresh_db() { db=$((db + 1)); psql -d postgres -c "CREATE DATABASE bench_$db" >/dev/null; echo "postgres://twofold@127.0.0.1:$port/bench_$db?sslmode=disable"; }
+fresh_db() { # NAME: an empty database
+  psql -d postgres -c "CREATE DATABASE $1" >/dev/null; echo "postgres://twofold@127.0.0.1:$port/$1?sslmode=disable"; }
 
 go build -o "$work/server" ./server
 go build -o "$work/bench" ./server/bench
@@ -62,8 +62,8 @@ echo "  pgbench simple-update, 32 clients: $anchor TPS" >&2
 # (b) posting, then (c) listing the board the last run left
 declare -A posts rps
 for store in postgres pebble; do
-  for _ in $(seq "$RUNS"); do
-    url=; [ "$store" = postgres ] && url=$(fresh_db)
+  for run in $(seq "$RUNS"); do
+    url=; [ "$store" = postgres ] && url=$(fresh_db "bench_$run")
     start_server "$url"
     line=$("$work/bench" -base http://127.0.0.1:8480 -notes 10000 -clients 32)
     echo "  $store: $line" >&2
