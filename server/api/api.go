@@ -71,6 +71,8 @@ type Deps struct {
 	Metrics *metrics.Metrics // nil: nothing recorded
 	Health  Health
 	Now     func() time.Time // the clock of the rate limits; time.Now when nil
+	// ReadTimeout bounds the reading of a request, from the connection's first byte; readTimeout when 0.
+	ReadTimeout time.Duration
 }
 
 // New builds a server from its configuration, the site it serves and its capabilities.
@@ -99,7 +101,7 @@ func New(cfg config.Config, site *content.Site, log *slog.Logger, deps Deps) *Se
 	s.http = &fasthttp.Server{
 		Handler:                      s.Handle,
 		Name:                         "twofold",
-		ReadTimeout:                  readTimeout,
+		ReadTimeout:                  cmp.Or(deps.ReadTimeout, readTimeout),
 		WriteTimeout:                 writeTimeout,
 		IdleTimeout:                  idleTimeout,
 		MaxRequestBodySize:           maxRequestBody,
@@ -329,6 +331,12 @@ func ambiguousFraming(raw []byte) bool {
 // is closed after the answer: what follows on it cannot be trusted to start a request.
 func (s *Server) handleParseError(ctx *fasthttp.RequestCtx, err error) {
 	ctx.SetConnectionClose()
+	if t, ok := err.(interface{ Timeout() bool }); ok && t.Timeout() && len(ctx.Request.Header.RawHeaders()) == 0 {
+		// A connection that never sent a byte (a client's spare connection) is closed without an answer: a 400 on
+		// it would reach the client as a response to a request it has not sent yet.
+		ctx.Conn().Close()
+		return
+	}
 	var e *errcode.Error
 	switch {
 	case strings.Contains(err.Error(), "body size exceeds"):
