@@ -71,7 +71,9 @@ func (s *Server) listNotes(ctx *fasthttp.RequestCtx) {
 		s.writeBoardError(ctx, err)
 		return
 	}
-	page, err := s.pages.get(ctx, s.board, string(args.Peek("before")), limit)
+	c, cancel := requestContext()
+	defer cancel()
+	page, err := s.pages.get(c, s.board, string(args.Peek("before")), limit)
 	if err != nil {
 		s.writeBoardError(ctx, err)
 		return
@@ -175,7 +177,9 @@ func (s *Server) getChallenge(ctx *fasthttp.RequestCtx) {
 
 func (s *Server) getThread(ctx *fasthttp.RequestCtx) {
 	id, _ := ctx.UserValue("id").(string)
-	t, err := s.board.Thread(ctx, id)
+	c, cancel := requestContext()
+	defer cancel()
+	t, err := s.board.Thread(c, id)
 	if err != nil {
 		s.writeBoardError(ctx, err)
 		return
@@ -199,7 +203,9 @@ func (s *Server) postNote(ctx *fasthttp.RequestCtx) {
 		s.writeBoardError(ctx, err)
 		return
 	}
-	posted, err := s.board.Post(ctx, in, caller)
+	c, cancel := requestContext()
+	defer cancel()
+	posted, err := s.board.Post(c, in, caller)
 	if err != nil {
 		s.writeBoardError(ctx, err)
 		return
@@ -297,7 +303,9 @@ func (s *Server) getAudit(ctx *fasthttp.RequestCtx) {
 		s.writeBoardError(ctx, err)
 		return
 	}
-	a, err := s.board.Rejections(ctx, limit)
+	c, cancel := requestContext()
+	defer cancel()
+	a, err := s.board.Rejections(c, limit)
 	if err != nil {
 		s.writeBoardError(ctx, err)
 		return
@@ -332,7 +340,9 @@ func (s *Server) deleteNote(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	id := string(ctx.QueryArgs().Peek("id"))
-	if err := s.board.Delete(ctx, id); err != nil {
+	c, cancel := requestContext()
+	defer cancel()
+	if err := s.board.Delete(c, id); err != nil {
 		s.writeBoardError(ctx, err)
 		return
 	}
@@ -363,4 +373,11 @@ func (s *Server) writeBoardError(ctx *fasthttp.RequestCtx, err error) {
 		}
 	}
 	s.writeError(ctx, err)
+}
+
+// requestContext is the context of the work a request asks of the board and its store: its own, bounded by the
+// write timeout. fasthttp's RequestCtx is not one to hand on: a database driver watches a context's Done from its
+// own goroutines, and fasthttp reuses the RequestCtx after the request ends.
+func requestContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), writeTimeout)
 }

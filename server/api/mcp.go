@@ -36,7 +36,9 @@ func (s *Server) postMCP(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	apiHeaders(ctx)
-	status := s.mcp.HandleTo(ctx, mcp.Call{Body: ctx.PostBody(), Version: version, Client: client}, ctx)
+	c, cancel := requestContext()
+	defer cancel()
+	status := s.mcp.HandleTo(c, mcp.Call{Body: ctx.PostBody(), Version: version, Client: client}, ctx)
 	ctx.SetStatusCode(status)
 	if status == fasthttp.StatusAccepted { // no body, so no content type
 		ctx.Response.Header.Del("Content-Type")
