@@ -12,11 +12,7 @@ import (
 
 func TestPebbleKeepsTheContract(t *testing.T) {
 	var dir string
-	var open *store.Store
-	reopen := func(t *testing.T, fresh bool) board.Store {
-		if open != nil {
-			open.Close()
-		}
+	storetest.Run(t, storetest.Restartable(func(t *testing.T, fresh bool) storetest.Closer {
 		if fresh {
 			dir = t.TempDir()
 		}
@@ -24,19 +20,8 @@ func TestPebbleKeepsTheContract(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		open = s
-		t.Cleanup(func() {
-			if open == s {
-				s.Close()
-				open = nil
-			}
-		})
 		return s
-	}
-	storetest.Run(t, storetest.Opener{
-		Open:   func(t *testing.T) board.Store { return reopen(t, true) },
-		Reopen: func(t *testing.T) board.Store { return reopen(t, false) },
-	})
+	}))
 }
 
 // The board's own tests run on the in-memory store: it keeps the same contract.

@@ -61,8 +61,7 @@ type Store struct {
 	records  map[string]time.Time // x/ key → expiry
 	handles  map[string][]historyEntry
 
-	stop chan struct{}
-	done chan struct{}
+	sweeper func() // stops the sweep; nil until StartSweep
 }
 
 var _ Backend = (*Store)(nil)
@@ -113,9 +112,8 @@ func (s *Store) Version() (uint64, bool) { return s.version.Load(), true }
 
 // Close stops the sweep and closes the database.
 func (s *Store) Close() error {
-	if s.stop != nil {
-		close(s.stop)
-		<-s.done
+	if s.sweeper != nil {
+		s.sweeper()
 	}
 	return s.db.Close()
 }

@@ -74,22 +74,31 @@ func (s *Store) expire(lower, upper []byte, expired func(key, value []byte) [][]
 
 // StartSweep runs Sweep every interval until Close.
 func (s *Store) StartSweep(interval time.Duration, now func() time.Time) {
-	s.stop, s.done = make(chan struct{}), make(chan struct{})
+	s.sweeper = Every(interval, func() {
+		if n, err := s.Sweep(now()); err != nil {
+			s.log.Warn("sweep", "err", err)
+		} else if n > 0 {
+			s.log.Debug("sweep", "expired", n)
+		}
+	})
+}
+
+// Every runs f every interval in the background until the returned stop is called; stop waits for a run in
+// progress. Every store sweeps with it.
+func Every(interval time.Duration, f func()) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
-		defer close(s.done)
+		defer close(done)
 		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
 			select {
-			case <-s.stop:
+			case <-quit:
 				return
 			case <-t.C:
-				if n, err := s.Sweep(now()); err != nil {
-					s.log.Warn("sweep", "err", err)
-				} else if n > 0 {
-					s.log.Debug("sweep", "expired", n)
-				}
+				f()
 			}
 		}
 	}()
+	return func() { close(quit); <-done }
 }

@@ -44,9 +44,8 @@ var migrations embed.FS
 
 // Store is the board's PostgreSQL store.
 type Store struct {
-	pool *pgxpool.Pool
-	stop chan struct{}
-	done chan struct{}
+	pool    *pgxpool.Pool
+	sweeper func() // stops the sweep; nil until StartSweep
 
 	// The board's version as last read, and when: Version reads the database at most every versionFresh, and
 	// at once after this server's own writes.
@@ -93,9 +92,8 @@ func redact(msg string) string {
 
 // Close stops the sweeping and closes the connections.
 func (s *Store) Close() error {
-	if s.stop != nil {
-		close(s.stop)
-		<-s.done
+	if s.sweeper != nil {
+		s.sweeper()
 	}
 	s.pool.Close()
 	return nil
@@ -104,20 +102,7 @@ func (s *Store) Close() error {
 // StartSweep runs Sweep every interval until Close. Every server of the board may sweep; deleting what expired
 // twice changes nothing.
 func (s *Store) StartSweep(interval time.Duration, now func() time.Time) {
-	s.stop, s.done = make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(s.done)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-s.stop:
-				return
-			case <-t.C:
-				s.Sweep(now())
-			}
-		}
-	}()
+	s.sweeper = store.Every(interval, func() { s.Sweep(now()) })
 }
 
 // Version is the board's version (board.Versioned): read from the database at most every versionFresh, and at once

@@ -5,7 +5,6 @@ import (
 	"os"
 	"testing"
 
-	"twofold/server/board"
 	"twofold/server/store/postgres"
 	"twofold/server/store/postgres/pgtest"
 	"twofold/server/store/storetest"
@@ -21,11 +20,7 @@ func TestMain(m *testing.M) {
 func TestPostgresKeepsTheContract(t *testing.T) {
 	server := pgtest.Start(t)
 	var url string
-	var open *postgres.Store
-	connect := func(t *testing.T, fresh bool) board.Store {
-		if open != nil {
-			open.Close()
-		}
+	storetest.Run(t, storetest.Restartable(func(t *testing.T, fresh bool) storetest.Closer {
 		if fresh {
 			url = server.NewDatabase(t)
 		}
@@ -33,17 +28,6 @@ func TestPostgresKeepsTheContract(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		open = s
-		t.Cleanup(func() {
-			if open == s {
-				s.Close()
-				open = nil
-			}
-		})
 		return s
-	}
-	storetest.Run(t, storetest.Opener{
-		Open:   func(t *testing.T) board.Store { return connect(t, true) },
-		Reopen: func(t *testing.T) board.Store { return connect(t, false) },
-	})
+	}))
 }

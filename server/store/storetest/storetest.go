@@ -290,3 +290,34 @@ func Run(t *testing.T, o Opener) {
 		}
 	})
 }
+
+// Closer is a store that can be closed, to be opened again.
+type Closer interface {
+	board.Store
+	Close() error
+}
+
+// Restartable is the Opener of a store kept in a place that outlives it (a folder, a database): open opens it, at a
+// fresh place when fresh is true, else at the last one. The store opened last is closed before the next one opens
+// and when the test ends.
+func Restartable(open func(t *testing.T, fresh bool) Closer) Opener {
+	var last Closer
+	reopen := func(t *testing.T, fresh bool) board.Store {
+		if last != nil {
+			last.Close()
+		}
+		s := open(t, fresh)
+		last = s
+		t.Cleanup(func() {
+			if last == s {
+				s.Close()
+				last = nil
+			}
+		})
+		return s
+	}
+	return Opener{
+		Open:   func(t *testing.T) board.Store { return reopen(t, true) },
+		Reopen: func(t *testing.T) board.Store { return reopen(t, false) },
+	}
+}
