@@ -24,7 +24,7 @@ var (
 	secretRE  = regexp.MustCompile(`\b(?:sk-[a-z0-9_-]{20,}|sk_live_[a-z0-9]{16,}|rk_live_[a-z0-9]{16,}|ghp_[a-z0-9]{30,}|gho_[a-z0-9]{30,}|github_pat_[a-z0-9_]{30,}|xox[abpr]-[a-z0-9-]{10,}|akia[0-9a-z]{16}|aiza[0-9a-z_-]{35}|glpat-[a-z0-9_-]{20,}|hf_[a-z0-9]{30,}|ac[a-f0-9]{32})\b|-----begin [a-z ]*private key-----|\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqp)://[^\s:/]+:[^\s@/]+@`)
 	// A detail named as what it is ("my passport number is ...", "DNI: ...", "password: ...").
 	labelled    = regexp.MustCompile(`\b(?:home address|address|phone number|phone|mobile|cell|handy|telefon\w*|teléfono|telefone|телефон\w*|social security(?: number)?|ssn|passport(?: number| no\.?)?|pasaporte|passeport|reisepass|паспорт\w*|bank account|account number|routing number|sort code|credit card|card number|cvv|cvc|pin|password|passwort|contraseña|senha|mot de passe|пароль|parola|dni|nie|cpf|rg|aadhaar|pan|pesel|bsn|nino|national insurance(?: number)?|tax id|steuer-?id|steuernummer|codice fiscale|nif|nir|my number|マイナンバー|주민등록번호|身份证(?:号)?|tc kimlik(?: no)?|kimlik no|snils|снилс|инн|sin|medicare|tfn|iban|seed phrase|recovery phrase|private key)\s*(?:no\.?|number|nr\.?|#)?\s*(?:is|=|:|es|ist|est|é|è|это|：|は|는|是)\s*[:=]?\s*([^\s,;]*\d[^\s,;]*(?:\s\d[^\s,;]*){0,3}|[^\s,;]{6,})`)
-	orderNear   = regexp.MustCompile(`(?:\b(?:order|invoice|ticket|case|ref|reference|bestellung|rechnung|pedido|factura|commande|ordine|zamówienie|sipariş|заказ|tracking|id|nr|no|build|version|release|pid|port|line|timestamp|epoch|seed|hash|sha|commit|issue|pr|run|job)\.?\s*(?:number|no\.?|nr\.?|#|:)?\s*|#\s*)$`)
+	orderNear   = regexp.MustCompile(`(?:\b(?:order|invoice|ticket|case|ref|reference|bestellung|rechnung|pedido|factura|commande|ordine|zamówienie|sipariş|заказ|tracking|id|nr|no|build|version|release|pid|port|line|timestamp|epoch|seed|hash|sha|commit|issue|pr|run|job)\.?\s*(?:number|no\.?|nr\.?|numarası|numero|número|numéro|nummer|номер|#|:)?\s*|#\s*|(?:bestellnummer|auftragsnummer|rechnungsnummer|sendungsnummer|订单号?|订单编号|单号|快递单号|注文番号|注文|伝票番号|주문\s?번호|운송장\s?번호|ऑर्डर\s?(?:नंबर|संख्या)?|طلب رقم|رقم الطلب)\s*[:：]?\s*)$`)
 	phoneNear   = regexp.MustCompile(`(?:call|text|phone|tel|whatsapp|signal|telegram|number|reach|ring|mobile|cell|handy|móvil|movil|celular|portable|telefon\w*|teléfono|telefone|телефон|номер|電話|电话|전화|फोन|هاتف|رقم)\W{0,3}(?:\w+\W+){0,3}$`)
 	decimalRE   = regexp.MustCompile(`^\d+[.,]\d{1,3}$`)
 	dateRE      = regexp.MustCompile(`^\d{4}[-./]\d{1,2}[-./]\d{1,2}|^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$`)
@@ -57,6 +57,7 @@ var (
 	// Phone numbers named as a service: helplines, hotlines, support desks, offices.
 	serviceLine = regexp.MustCompile(`(?:helpline|hotline|lifeline|crisis|samaritans|support|helpdesk|service|customer|office|reception|switchboard|line is|call center|call centre|seelsorge|amico|ligne|línea|linea|linha|notruf|emergency|poison|befrienders|cvv|telefonseelsorge|kindertelefon|childline|988|116|toll[- ]free|freephone|gratis|free|kostenlos|gratuit\w*|numéro vert|número gratuito|горяч\w* лини|телефон доверия|相談|热线|상담|ホットライン|いのちの電話|preventie|prevention|prevención|prävention|prévention|prevenzione)`)
 	fictional   = regexp.MustCompile(`\b555[-. ]?01\d\d\b|\(?\b\d{3}\)?[-. ]?555[-. ]?01\d\d\b`)
+	isbnLabel   = regexp.MustCompile(`\bisbn(?:-1[03])?\W{0,3}(?:\w+\W{1,3}){0,2}$`) // "ISBN 978-…", "ISBN numarası 978-…"
 	isbnNear    = regexp.MustCompile(`\bisbn(?:-1[03])?\b|\b97[89][- ]?\d`)
 	testCards   = map[string]bool{"4111111111111111": true, "4242424242424242": true, "5555555555554444": true,
 		"4012888888881881": true, "378282246310005": true, "371449635398431": true, "6011111111111117": true,
@@ -74,7 +75,7 @@ var phoneRegions = []string{"US", "GB", "DE", "FR", "ES", "IT", "NL", "BR", "IN"
 // as what they are. Public contact points stay allowed: reserved example domains, organisations' role addresses,
 // helplines and toll-free numbers, fictional 555-01xx numbers, documentation IPs, ISBNs and published test cards.
 func personalData(v views) bool {
-	t := digitsToASCII(v.plain)
+	t := hexDumps(digitsToASCII(v.plain))
 	t = spelledDigits(t)
 	digitCount := 0
 	for i := 0; i < len(t); i++ {
@@ -119,13 +120,17 @@ func personalData(v views) bool {
 	if digitCount < 7 {
 		return false
 	}
-	for _, m := range ssnRE.FindAllStringSubmatch(t, -1) {
-		if m[1] != "000" && m[1] != "666" && m[1][0] != '9' && m[2] != "00" && m[3] != "0000" {
+	for _, loc := range ssnRE.FindAllStringSubmatchIndex(t, -1) {
+		area, group, serial := t[loc[2]:loc[3]], t[loc[4]:loc[5]], t[loc[6]:loc[7]]
+		if partOfLongerNumber(t, loc[0], loc[1]) || isbnLabel.MatchString(t[max(0, loc[0]-60):loc[0]]) {
+			continue // "978-605-09-1234-5" holds the shape of a social security number
+		}
+		if area != "000" && area != "666" && area[0] != '9' && group != "00" && serial != "0000" {
 			return true
 		}
 	}
-	for _, m := range cardRE.FindAllString(t, -1) {
-		if d := digits(m); luhn(d) && !testCards[d] && !isbn(d) {
+	for _, loc := range cardRE.FindAllStringIndex(t, -1) {
+		if d := digits(t[loc[0]:loc[1]]); luhn(d) && !testCards[d] && !isbn(d) && !isbnLabel.MatchString(t[max(0, loc[0]-60):loc[0]]) {
 			return true
 		}
 	}
@@ -140,6 +145,31 @@ func personalData(v views) bool {
 		}
 	}
 	return false
+}
+
+// hexDumps blanks the runs of hexadecimal groups in a note that says it shows bytes ("hex dump", "xxd", "bytes"):
+// "0d 0a 1a 0a 00 00 00 0d 49 48 44 52" is a file header, not a phone number.
+func hexDumps(t string) string {
+	if !hexSaid.MatchString(t) {
+		return t
+	}
+	return hexDumpRun.ReplaceAllStringFunc(t, func(run string) string {
+		if !strings.ContainsAny(run, "abcdef") {
+			return run // digits only: nothing says they are bytes
+		}
+		return strings.Repeat(" ", len(run))
+	})
+}
+
+var (
+	hexSaid = regexp.MustCompile(`\b(?:hex\w*|xxd|od -\w+|bytes|byte dump|dump|magic (?:number|bytes)|header)\b`)
+	hexDumpRun  = regexp.MustCompile(`(?:\b[0-9a-f]{2,8}\b[ \t:]+){5,}[0-9a-f]{2,8}\b`)
+)
+
+// partOfLongerNumber reports whether t[start:end] continues a number on either side ("978-605-09-1234-5").
+func partOfLongerNumber(t string, start, end int) bool {
+	joins := func(sep, digit byte) bool { return (sep == '-' || sep == '.' || sep == '/') && digit >= '0' && digit <= '9' }
+	return start >= 2 && joins(t[start-1], t[start-2]) || end+1 < len(t) && joins(t[end], t[end+1])
 }
 
 // personalEmail reports whether an address belongs to a person: not a reserved example domain, and not an
@@ -164,7 +194,7 @@ func phoneNumber(t string, start, end int) bool {
 	}
 	before := t[max(0, start-60):start]
 	after := t[end:min(len(t), end+40)]
-	if isbnNear.MatchString(before+s) && isbn(d) || serviceLine.MatchString(before) || serviceLine.MatchString(after) || strings.HasSuffix(strings.TrimSpace(before), "#") {
+	if isbnNear.MatchString(before+s) && isbn(d) || isbnLabel.MatchString(before) || serviceLine.MatchString(before) || serviceLine.MatchString(after) || strings.HasSuffix(strings.TrimSpace(before), "#") {
 		return false
 	}
 	if dateRE.MatchString(s) || decimalRE.MatchString(s) {

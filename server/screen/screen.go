@@ -197,7 +197,7 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 			}
 		}
 	}
-	if (found == AgentManipulation || found == Hate || found == Harassment || found == Violence || found == Profanity) &&
+	if (found == AgentManipulation || found == Hate || found == Harassment || found == Violence || found == Profanity || found == Spam || found == SelfHarm) &&
 		discussion.MatchString(v.plain) && quoted.MatchString(v.plain) {
 		// Talk about prompt injection, hate speech or moderation quotes what it is about: what the note says
 		// outside its quotes decides.
@@ -224,9 +224,9 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 
 var (
 	// quoted spans: what a note quotes rather than says.
-	quoted = regexp.MustCompile("\"[^\"]{4,}\"|(?:^|\\s)'[^']{4,}'|“[^”]{4,}”|‘[^’]{4,}’|«[^»]{4,}»|„[^“”]{4,}[“”]|`[^`]{4,}`|「[^」]{2,}」|『[^』]{2,}』")
+	quoted = regexp.MustCompile("\"[^\"]{2,}\"|(?:^|[\\s(\\[:])'(?:[^'\\n]|'\\pL){3,}'|“[^”]{4,}”|‘[^’]{4,}’|«[^»]{4,}»|„[^“”]{4,}[“”]|`[^`]{4,}`|「[^」]{2,}」|『[^』]{2,}』")
 	// discussion marks a note that talks about manipulation rather than doing it.
-	discussion = regexp.MustCompile(`\b(?:prompt injections?|injection|jailbreaks?|payloads?|attacks?|attackers?|defen[cs]es?|defend|filters?|classifiers?|detect\w*|saniti[sz]\w*|untrusted|red ?team\w*|research\w*|strings?|patterns?|phrases?|examples?|such as|e\.g\.|moderat\w*|quot\w*|literal\w*|treat (?:it|them|that|this) as|says?|said|wrote|writes|logged|log them|in the wild|scraped|training data|dataset|benchmark|owasp|paper|claims?|myths?|debunk\w*|falls apart|context|asked|slurs?|hate speech|propaganda|dog ?whistles?)\b|プロンプトインジェクション|インジェクション|注入攻击|提示注入|инъекци\w*|inyecci[oó]n|injection de prompt|prompt-injection`)
+	discussion = regexp.MustCompile(`\b(?:prompt injections?|injection|jailbreaks?|payloads?|attacks?|attackers?|defen[cs]es?|defend|filters?|classifiers?|detect\w*|saniti[sz]\w*|untrusted|red ?team\w*|research\w*|strings?|patterns?|phrases?|examples?|such as|e\.g\.|moderat\w*|quot\w*|literal\w*|treat (?:it|them|that|this) as|says?|said|wrote|writes|logged|log them|in the wild|scraped|training data|dataset|benchmark|owasp|paper|claims?|myths?|debunk\w*|falls apart|context|asked|slurs?|hate speech|propaganda|dog ?whistles?|memes?|explain\w*|write-?up|post-?mortem|reported|reports?|alert|warning|phishing|scams?|taxonomy|found notes?|hidden in)\b|プロンプトインジェクション|インジェクション|注入攻击|提示注入|инъекци\w*|inyecci[oó]n|injection de prompt|prompt-injection`)
 )
 
 // minors reports a marker of a minor in any reading of the note: an age under 18, a school grade, or a word for

@@ -37,12 +37,18 @@ func classOf(category string) Category {
 
 // fit trains a multinomial logistic regression by AdaGrad over a fixed, seeded order of the examples: the same
 // notes give the same weights, bit for bit, on the same architecture.
-func fit(data []example) ([][]float64, []float64) {
-	const (
-		epochs = 30
-		rate   = 0.4
-		l2     = 1e-6
-	)
+func fit(data []example) ([][]float64, []float64) { return fitWith(data, defaultTraining) }
+
+// training is the settings of fit.
+type training struct {
+	epochs           int
+	rate, l2, benign float64 // benign: the weight of a benign example's loss
+}
+
+var defaultTraining = training{epochs: 30, rate: 0.4, l2: 1e-6, benign: 1.5}
+
+func fitWith(data []example, cfg training) ([][]float64, []float64) {
+	epochs, rate, l2 := cfg.epochs, cfg.rate, cfg.l2
 	k := len(classes)
 	w := make([][]float64, features)
 	g2 := make([][]float64, features)
@@ -80,7 +86,7 @@ func fit(data []example) ([][]float64, []float64) {
 			// Refusing a benign note costs more than missing a harmful one: the rules catch most of those.
 			weight := 1.0
 			if ex.class == 0 {
-				weight = 1.5
+				weight = cfg.benign
 			}
 			for c := range k {
 				grad := p[c]
