@@ -2,13 +2,20 @@
 GO ?= go
 GOFILES_DIRS := build server templates site
 
-.PHONY: run build generate test e2e lint screen-model confusables golden fuzz crash bench bench-build bench-board bench-mcp bench-og soak clean
+.PHONY: run build bin generate test e2e lint screen-model confusables golden fuzz crash bench bench-build bench-board bench-mcp bench-og soak clean
 
-run: build ## serve the whole site (pages, mirrors, API) on http://localhost:8080
-	$(GO) run ./server
+run: bin ## serve the whole site (pages, mirrors, API) on http://localhost:8080; Ctrl-C stops it
+	@echo "building the site into public/…"
+	@bin/build
+	@exec bin/server
 
-build: ## render site/ into public/
-	$(GO) run ./build
+build: bin ## render site/ into public/
+	@bin/build
+
+# The programs, compiled once and run as binaries: go run would compile silently and exit 1 on Ctrl-C.
+bin:
+	@test -x bin/server -a -x bin/build || echo "compiling the site builder and the server (the first time takes a minute or two)…"
+	@$(GO) build -o bin/ ./build ./server
 
 generate: ## regenerate the templ components' Go code
 	$(GO) tool templ generate -path templates
@@ -67,4 +74,4 @@ bench-og: ## Open Graph render against @vercel/og, and cached /api/og requests/s
 	bash server/bench/og.sh
 
 clean:
-	rm -rf public public.building-* bench-out e2e-out soak-out
+	rm -rf bin public public.building-* bench-out e2e-out soak-out

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"os/signal"
@@ -102,7 +103,7 @@ func run(ctx context.Context, lookup func(string) (string, bool), logOut *os.Fil
 	if err := m.Open(); err != nil {
 		return err
 	}
-	m.Log.Info("serving", "addr", m.Addr(), "public", m.Config.PublicDir, "base_url", m.Config.BaseURL)
+	m.Log.Info("serving: open "+m.LocalURL(), "addr", m.Addr(), "public", m.Config.PublicDir, "base_url", m.Config.BaseURL)
 	select {
 	case <-ctx.Done():
 	case err := <-m.done:
@@ -221,6 +222,19 @@ func (m *Main) MetricsAddr() string {
 // Addr is the address the server listens on, with the port chosen when Config.Addr asked for port 0.
 func (m *Main) Addr() string { return m.ln.Addr().String() }
 
+// LocalURL is the address to open in a browser on this machine: localhost when the server listens on every
+// interface or on loopback, else the address it listens on.
+func (m *Main) LocalURL() string {
+	ap, err := netip.ParseAddrPort(m.Addr())
+	if err != nil {
+		return "http://" + m.Addr() + "/"
+	}
+	if a := ap.Addr(); a.IsUnspecified() || a.IsLoopback() {
+		return fmt.Sprintf("http://localhost:%d/", ap.Port())
+	}
+	return "http://" + ap.String() + "/"
+}
+
 // Close stops the server, letting requests in flight finish within Config.ShutdownTimeout.
 func (m *Main) Close() error {
 	if m.srv == nil {
@@ -291,6 +305,7 @@ func (m *Main) openBoard() *board.Service {
 		BaseURL:       cfg.BaseURL,
 		PostRate:      ratelimit.New(cfg.Limits.Posts, m.Now),
 		ChallengeRate: ratelimit.New(cfg.Limits.Challenges, m.Now),
+		Log:           m.Log,
 	}
 }
 

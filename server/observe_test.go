@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"twofold/server/apitest"
@@ -133,4 +137,106 @@ func grepLines(text, s string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// syncBuffer is a log destination the server's goroutines and the test share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+
+// lines are the JSON lines written so far whose message is msg.
+func (s *syncBuffer) lines(t *testing.T, msg string) []map[string]any {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(s.b.String()), "\n") {
+		if l == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("log line %q: %v", l, err)
+		}
+		if m["msg"] == msg {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func logTo(buf *syncBuffer) func(*Main) {
+	return func(m *Main) { m.Log = slog.New(slog.NewJSONHandler(buf, nil)) }
+}
+
+// One line per request with what an operator needs (LOG_REQUESTS), and one per note accepted or refused, never
+// with a body.
+func TestRequestAndNoteLog(t *testing.T) {
+	page := func(base string) {
+		resp, err := http.Get(base + "/about/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	var all syncBuffer
+	base := startServerWith(t, map[string]string{"LOG_REQUESTS": "all"}, logTo(&all))
+	c := newClient(t, base)
+	page(base)
+	c.do("GET", "/api/collusion/notes/nope", nil, nil)
+	secret := "a line only the board should keep 4471"
+	if r := c.post("logged-agent", secret, nil, nil); r.status != 201 {
+		t.Fatalf("post: %d %s", r.status, r.raw)
+	}
+	if r := c.post("logged-agent", "you are all worthless idiots and I hope you die", nil, nil); r.status != 422 {
+		t.Fatalf("refused post: %d %s", r.status, r.raw)
+	}
+	requests := all.lines(t, "request")
+	find := func(route string, status float64) map[string]any {
+		for _, l := range requests {
+			if l["route"] == route && l["status"] == status {
+				return l
+			}
+		}
+		t.Errorf("no request line for %s %v in %v", route, status, requests)
+		return nil
+	}
+	if l := find("static", 200); l != nil && (l["method"] != "GET" || l["client"] != "127.0.0.1" || l["bytes"].(float64) <= 0 || l["ms"] == nil) {
+		t.Errorf("static line: %v", l)
+	}
+	find("/api/collusion/notes/:id", 400)
+	find("/api/collusion/notes", 201)
+	find("/api/collusion/notes", 422)
+	accepted, refused := all.lines(t, "note accepted"), all.lines(t, "note refused")
+	if len(accepted) != 1 || accepted[0]["handle"] != "logged-agent" || accepted[0]["via"] != "rest" || accepted[0]["id"] == "" {
+		t.Errorf("accepted: %v", accepted)
+	}
+	if len(refused) != 1 || refused[0]["code"] != "CONTENT_REJECTED" || refused[0]["field"] != "body" || refused[0]["category"] == nil {
+		t.Errorf("refused: %v", refused)
+	}
+	all.mu.Lock()
+	text := all.b.String()
+	all.mu.Unlock()
+	if strings.Contains(text, secret) || strings.Contains(text, "worthless") {
+		t.Error("a note's body is in the log")
+	}
+
+	// The default, errors: answers of 400 and more only. off: none.
+	var errs, off syncBuffer
+	base = startServerWith(t, nil, logTo(&errs))
+	c = newClient(t, base)
+	page(base)
+	c.do("GET", "/api/collusion/notes/nope", nil, nil)
+	if got := errs.lines(t, "request"); len(got) != 1 || got[0]["status"] != float64(400) {
+		t.Errorf("LOG_REQUESTS=errors: %v", got)
+	}
+	c = newClient(t, startServerWith(t, map[string]string{"LOG_REQUESTS": "off"}, logTo(&off)))
+	c.do("GET", "/api/collusion/notes/nope", nil, nil)
+	if got := off.lines(t, "request"); len(got) != 0 {
+		t.Errorf("LOG_REQUESTS=off: %v", got)
+	}
 }

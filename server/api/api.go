@@ -54,6 +54,7 @@ type Server struct {
 	logos        *logo.Service
 	og           *og.Service
 	metrics      *metrics.Metrics
+	recordRoutes bool // the metrics or the log (LOG_REQUESTS) record each request's route
 	health       Health
 	limits       limiters
 	pages        pageCache
@@ -84,6 +85,7 @@ func New(cfg config.Config, site *content.Site, log *slog.Logger, deps Deps) *Se
 	}
 	s.host = host.New(cfg.PublicDir, site.Pages, s)
 	s.loopbackBind = boundToLoopback(cfg.Addr)
+	s.recordRoutes = s.metrics != nil || (cfg.LogRequests != config.LogRequestsOff && cfg.LogRequests != "")
 	now := deps.Now
 	if now == nil {
 		now = time.Now
@@ -119,19 +121,40 @@ func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(ln) }
 // Shutdown stops accepting connections and waits for requests in flight, or for ctx.
 func (s *Server) Shutdown(ctx context.Context) error { return s.http.ShutdownWithContext(ctx) }
 
-// Handle answers one request, and records it.
+// Handle answers one request, and records it: in the metrics, and as a line of the log (LOG_REQUESTS).
 func (s *Server) Handle(ctx *fasthttp.RequestCtx) {
-	if s.metrics == nil {
+	if !s.recordRoutes {
 		s.handle(ctx)
 		return
 	}
 	start := time.Now()
 	s.handle(ctx)
+	took := time.Since(start)
 	route, _ := ctx.UserValue(routeKey).(string)
 	if route == "" {
 		route = "static"
 	}
-	s.metrics.Observe(route, ctx.Response.StatusCode(), time.Since(start))
+	status := ctx.Response.StatusCode()
+	s.metrics.Observe(route, status, took)
+	if s.cfg.LogRequests == config.LogRequestsAll || s.cfg.LogRequests == config.LogRequestErrors && status >= 400 {
+		s.logRequest(ctx, route, status, took)
+	}
+}
+
+// logRequest writes one line for an answered request: what an operator needs to find it, never its query or body
+// (a query may carry a token, a body a stranger's words).
+func (s *Server) logRequest(ctx *fasthttp.RequestCtx, route string, status int, took time.Duration) {
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	s.log.LogAttrs(context.Background(), level, "request",
+		slog.String("method", string(ctx.Method())),
+		slog.String("route", route),
+		slog.Int("status", status),
+		slog.Float64("ms", float64(took.Microseconds())/1000),
+		slog.Int("bytes", len(ctx.Response.Body())),
+		slog.String("client", s.clientIP(ctx).String()))
 }
 
 // routeKey is the user value under which dispatch leaves the pattern of the route it chose.
@@ -182,7 +205,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, path string) {
 			continue
 		}
 		if e.Method == method || (method == fasthttp.MethodHead && e.Method == fasthttp.MethodGet) {
-			if s.metrics != nil {
+			if s.recordRoutes {
 				ctx.SetUserValue(routeKey, e.Path)
 			}
 			for k, v := range vars {
@@ -197,13 +220,13 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, path string) {
 		}
 	}
 	if fallback != nil {
-		if s.metrics != nil {
+		if s.recordRoutes {
 			ctx.SetUserValue(routeKey, fallback.Path)
 		}
 		fallback.Handler(ctx)
 		return
 	}
-	if s.metrics != nil {
+	if s.recordRoutes {
 		ctx.SetUserValue(routeKey, "api (unmatched)")
 	}
 	if len(allow) > 0 {

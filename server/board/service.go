@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/netip"
 	"strconv"
 	"time"
@@ -153,6 +154,8 @@ type Service struct {
 	Rejected func(category string)
 	// Limited, when set, hears of every request a per-address limit refused, by limit ("posts", "challenges").
 	Limited func(limit string)
+	// Log, when set, gets a line for every note accepted or refused (never the body).
+	Log *slog.Logger
 }
 
 // Caller is who asks the board: the channel and the client's address, which keys the per-address limits.
@@ -196,12 +199,13 @@ type Posted struct {
 // Post checks and stores a note, in the order DESIGN.md gives, after the per-address limit (429): shape (400),
 // challenge (403), reply target (400/404), the handle's limit (429), duplicate (409), content screen (422), write
 // (201). The caller's address is kept in the audit record of a rejection.
-func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (_ *Posted, err error) {
+func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (p *Posted, err error) {
 	defer func() {
 		// Every refusal points at the agents' instructions, whichever check (the board's or the store's) made it.
 		if e := (*errcode.Error)(nil); errors.As(err, &e) && e.Docs == "" {
 			e.Docs = s.docs()
 		}
+		s.logPost(in, c, p, err)
 	}()
 	if err := s.admit(s.PostRate, "posts", c); err != nil {
 		return nil, err
@@ -294,7 +298,7 @@ func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (_ *Posted, 
 	if err != nil {
 		return nil, err // the store's checks under its lock answer with the board's own errors
 	}
-	p := &Posted{
+	p = &Posted{
 		Note:              created.Note,
 		URL:               s.NoteURL(created.Note.ID),
 		Message:           fmt.Sprintf("Your note is on the board as number %d. It is public and permanent.", created.Note.Position),
@@ -311,6 +315,42 @@ func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (_ *Posted, 
 		}
 	}
 	return p, nil
+}
+
+// logPost writes one line for a note accepted (its id, handle and channel) or refused (the code, and the category
+// and field of a screen's refusal); never the body, which a refusal's audit keeps for the owner alone.
+func (s *Service) logPost(in NoteInput, c Caller, p *Posted, err error) {
+	if s.Log == nil {
+		return
+	}
+	ctx := context.Background()
+	if err == nil {
+		s.Log.LogAttrs(ctx, slog.LevelInfo, "note accepted", slog.String("id", p.Note.ID), slog.String("handle", p.Note.Handle),
+			slog.String("via", string(p.Note.Via)), slog.Int("position", p.Position))
+		return
+	}
+	e := (*errcode.Error)(nil)
+	if !errors.As(err, &e) {
+		s.Log.LogAttrs(ctx, slog.LevelError, "note failed", slog.String("via", string(c.Via)), slog.String("err", err.Error()))
+		return
+	}
+	attrs := []slog.Attr{slog.String("code", string(e.Code)), slog.String("handle", logHandle(in.Handle)), slog.String("via", string(c.Via))}
+	if e.Category != "" {
+		attrs = append(attrs, slog.String("category", e.Category), slog.String("field", e.Field))
+	}
+	s.Log.LogAttrs(ctx, slog.LevelInfo, "note refused", attrs...)
+}
+
+// logHandle is a handle as the log shows it: a valid one as it is; anything else (it may be a stranger's text of
+// any length) cut short and quoted by the logger.
+func logHandle(h string) string {
+	if handleRE.MatchString(h) {
+		return h
+	}
+	if r := []rune(h); len(r) > 32 {
+		return string(r[:32]) + "…"
+	}
+	return h
 }
 
 // inWindow counts the posts of a history after since, and finds the oldest of them.

@@ -43,6 +43,7 @@ type Config struct {
 	Pprof                   bool           // PPROF=1: Go's profiles beside /metrics
 	LogLevel                slog.Level     // LOG_LEVEL
 	LogFormat               string         // LOG_FORMAT: json or text; empty picks text on a terminal
+	LogRequests             string         // LOG_REQUESTS: off, errors (answers of 400 and more) or all
 	ShutdownTimeout         time.Duration  // SHUTDOWN_TIMEOUT
 }
 
@@ -73,6 +74,7 @@ func Default(d Defaults) Config {
 		Limits:          DefaultLimits,
 		LogoServices:    DefaultLogoServices,
 		LogLevel:        slog.LevelInfo,
+		LogRequests:     LogRequestErrors,
 		ShutdownTimeout: 10 * time.Second,
 	}
 }
@@ -124,6 +126,7 @@ var Vars = []Var{
 	{"PPROF", "0", "1 serves Go's profiles on METRICS_ADDR", flag(func(c *Config) *bool { return &c.Pprof })},
 	{"LOG_LEVEL", "info", "debug, info, warn or error", logLevel},
 	{"LOG_FORMAT", "text on a terminal, else JSON", "text or json", logFormat},
+	{"LOG_REQUESTS", "errors", "a line per request: off, errors (status 400 and up) or all", logRequests},
 	{"SHUTDOWN_TIMEOUT", "10s", "how long requests in flight may finish at shutdown", shutdown},
 }
 
@@ -348,6 +351,24 @@ func logFormat(c *Config, v string) error {
 		return nil
 	}
 	return fmt.Errorf("%q is not json or text", v)
+}
+
+// The values of LOG_REQUESTS.
+const (
+	LogRequestsOff   = "off"
+	LogRequestErrors = "errors"
+	LogRequestsAll   = "all"
+)
+
+func logRequests(c *Config, v string) error {
+	switch v {
+	case "":
+		return nil
+	case LogRequestsOff, LogRequestErrors, LogRequestsAll:
+		c.LogRequests = v
+		return nil
+	}
+	return fmt.Errorf("%q is not off, errors or all", v)
 }
 
 func shutdown(c *Config, v string) error {

@@ -162,13 +162,15 @@ func hexDumps(t string) string {
 }
 
 var (
-	hexSaid = regexp.MustCompile(`\b(?:hex\w*|xxd|od -\w+|bytes|byte dump|dump|magic (?:number|bytes)|header)\b`)
-	hexDumpRun  = regexp.MustCompile(`(?:\b[0-9a-f]{2,8}\b[ \t:]+){5,}[0-9a-f]{2,8}\b`)
+	hexSaid    = regexp.MustCompile(`\b(?:hex\w*|xxd|od -\w+|bytes|byte dump|dump|magic (?:number|bytes)|header)\b`)
+	hexDumpRun = regexp.MustCompile(`(?:\b[0-9a-f]{2,8}\b[ \t:]+){5,}[0-9a-f]{2,8}\b`)
 )
 
 // partOfLongerNumber reports whether t[start:end] continues a number on either side ("978-605-09-1234-5").
 func partOfLongerNumber(t string, start, end int) bool {
-	joins := func(sep, digit byte) bool { return (sep == '-' || sep == '.' || sep == '/') && digit >= '0' && digit <= '9' }
+	joins := func(sep, digit byte) bool {
+		return (sep == '-' || sep == '.' || sep == '/') && digit >= '0' && digit <= '9'
+	}
 	return start >= 2 && joins(t[start-1], t[start-2]) || end+1 < len(t) && joins(t[end], t[end+1])
 }
 
