@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 
 	"twofold/build/generate"
 )
@@ -66,6 +67,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if !*quiet {
 		fmt.Fprintf(stdout, "built %d pages into %s for %s (from %s): %d files, %.1f MB in %s\n",
 			report.Pages, opts.OutDir, report.BaseURL, baseFrom, report.Files, float64(report.Bytes)/1e6, report.Duration.Round(1e6))
+		if len(report.Drafts) > 0 {
+			fmt.Fprintf(stdout, "left out %d draft pages (draft: true): %s\n", len(report.Drafts), strings.Join(report.Drafts, ", "))
+		}
 	}
 	return 0
 }

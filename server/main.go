@@ -139,6 +139,9 @@ func NewMain(lookup func(string) (string, bool), logOut io.Writer) (*Main, error
 	if err != nil {
 		return nil, fmt.Errorf("embedded site: %w", err)
 	}
+	if _, _, err := content.Published(site.FS, s); err != nil { // drafts are served nowhere
+		return nil, fmt.Errorf("embedded site: %w", err)
+	}
 	cfg, err := config.FromEnv(lookup, config.Defaults{BaseURL: s.BaseURL, WritingFeedURL: s.WritingFeedURL})
 	if err != nil {
 		return nil, fmt.Errorf("configuration:\n%w", err)

@@ -36,6 +36,7 @@ type Options struct {
 type Report struct {
 	BaseURL  string // the address the site was built for
 	Pages    int
+	Drafts   []string // pages left out because their front matter says draft: true
 	Files    int
 	Bytes    int64
 	Duration time.Duration
@@ -70,7 +71,7 @@ func Build(ctx context.Context, opts Options) (*Report, error) {
 		os.RemoveAll(stage)
 		return nil, err
 	}
-	return &Report{BaseURL: b.site.BaseURL, Pages: len(b.files), Files: int(b.out.files.Load()), Bytes: b.out.bytes.Load(), Duration: time.Since(start)}, nil
+	return &Report{BaseURL: b.site.BaseURL, Pages: len(b.files), Drafts: b.site.Drafts(), Files: int(b.out.files.Load()), Bytes: b.out.bytes.Load(), Duration: time.Since(start)}, nil
 }
 
 // swap puts the staged folder in the place of out, removing the old output.
@@ -143,7 +144,7 @@ func newBuilder(opts Options) (*builder, error) {
 			site.Owner.Links[i].URL = string(content.Rebase([]byte(l.URL), srcBase, site.BaseURL))
 		}
 	}
-	files, err := content.PageFiles(fsys, site)
+	files, _, err := content.Published(fsys, site)
 	if err != nil {
 		return nil, err
 	}

@@ -288,6 +288,9 @@ func TestBadContent(t *testing.T) {
 		{"link to a missing API page", "pages/index.md", "---\ntitle: T\ndescription: D\n---\nRead [it](/api/md/blog).\n", `pages/index.md:5: link to "/api/md/blog"`},
 		{"relative link to a missing page", "pages/collusion.md", "---\ntitle: T\ndescription: D\nlayout: board\n---\n\nSee [next](next/).\n", `pages/collusion.md:7: link to "next/"`},
 		{"broken link in the mirror stand-in", "collusion/collusion.md", "---\ntitle: T\ndescription: D\n---\nSee [x](/nowhere/).\n", `collusion/collusion.md:5: link to "/nowhere/"`},
+		{"unknown front-matter key", "pages/index.md", "---\ntitle: T\ndescription: D\ndate: 2026-01-01\n---\nHi\n", `pages/index.md:4: unknown front-matter key "date" (the keys are title, description, lastModified, type, mirror, layout, draft)`},
+		{"bad date", "pages/index.md", "---\ntitle: T\ndescription: D\nlastModified: 2026-02-30\n---\nHi\n", `pages/index.md:4: lastModified "2026-02-30" is not a date`},
+		{"home page as a draft", "pages/index.md", "---\ntitle: T\ndescription: D\ndraft: true\n---\nHi\n", "pages/index.md:4: the home page cannot be a draft"},
 		{"bad genesis", "collusion/genesis.yaml", "- id: nope\n", "collusion/genesis.yaml: note 1 (nope): id must be a ULID"},
 		{"site.yaml", "site.yaml", "title: [\n", "site.yaml:"},
 	}
@@ -322,6 +325,73 @@ func TestBadContent(t *testing.T) {
 				t.Errorf("the previous output was changed: %v", entries)
 			}
 		})
+	}
+}
+
+// Every broken link of every file is reported in one run, each with its file and line.
+func TestEveryBrokenLink(t *testing.T) {
+	a := loadArchive(t, "small-site.txtar")
+	for i := range a.Files {
+		switch a.Files[i].Name {
+		case "pages/index.md":
+			a.Files[i].Data = []byte("---\ntitle: T\ndescription: D\n---\nSee [one](/one/),\n[two](/two/) and ![three](/three.png).\n")
+		case "pages/collusion.md":
+			a.Files[i].Data = append(a.Files[i].Data, []byte("\nAnd [four](/four/).\n")...)
+		}
+	}
+	_, err := Build(context.Background(), Options{SiteDir: writeSite(t, a), OutDir: filepath.Join(t.TempDir(), "public")})
+	if err == nil {
+		t.Fatal("a site with broken links built")
+	}
+	for _, want := range []string{`pages/index.md:5: link to "/one/"`, `pages/index.md:6: link to "/two/"`, `pages/index.md:6: link to "/three.png"`, `link to "/four/"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not report %s:\n%v", want, err)
+		}
+	}
+}
+
+// A page whose front matter says draft: true is left out of everything the build writes: its page and mirror, the
+// navigation, the indexes and the sitemap; a link to it from a published page is a broken link.
+func TestDrafts(t *testing.T) {
+	a := loadArchive(t, "small-site.txtar")
+	for i := range a.Files {
+		if a.Files[i].Name == "site.yaml" {
+			y := strings.Replace(string(a.Files[i].Data), "pages: [index, collusion]", "pages: [index, later, collusion]", 1)
+			y = strings.Replace(y, "  - {title: Board, page: collusion}", "  - {title: Board, page: collusion}\n  - {title: Later, page: later}", 1)
+			a.Files[i].Data = []byte(y)
+		}
+	}
+	a.Files = append(a.Files, txtar.File{Name: "pages/later.md", Data: []byte("---\ntitle: Not yet\ndescription: Coming soon.\ndraft: true\n---\nA secret plan.\n")})
+	siteDir := writeSite(t, a)
+	out := filepath.Join(t.TempDir(), "public")
+	report, err := Build(context.Background(), Options{SiteDir: siteDir, OutDir: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(report.Drafts, ",") != "later" || report.Pages != 2 {
+		t.Errorf("report: %d pages, drafts %v; want 2 and [later]", report.Pages, report.Drafts)
+	}
+	filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(out, p)
+		if strings.Contains(rel, "later") {
+			t.Errorf("the draft was written: %s", rel)
+		}
+		if b, _ := os.ReadFile(p); strings.Contains(string(b), "/later") || strings.Contains(string(b), "secret plan") || strings.Contains(string(b), "Not yet") {
+			t.Errorf("%s names the draft", rel)
+		}
+		return nil
+	})
+	// A published page that links to the draft breaks the build, as a link to any missing page does.
+	for i := range a.Files {
+		if a.Files[i].Name == "pages/index.md" {
+			a.Files[i].Data = append(a.Files[i].Data, []byte("\nSoon: [later](/later/).\n")...)
+		}
+	}
+	if _, err := Build(context.Background(), Options{SiteDir: writeSite(t, a), OutDir: out}); err == nil || !strings.Contains(err.Error(), `link to "/later/"`) {
+		t.Errorf("a link to a draft: %v", err)
 	}
 }
 

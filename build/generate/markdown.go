@@ -2,6 +2,7 @@ package generate
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -66,8 +67,9 @@ func newLinkChecker(s *content.Site, files []string) *linkChecker {
 	return c
 }
 
+// check reports every link of the page to an address of this site that does not exist, one error per link.
 func (c *linkChecker) check(p *content.Page, doc ast.Node) error {
-	var problem error
+	var problems []error
 	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
@@ -82,16 +84,15 @@ func (c *linkChecker) check(p *content.Page, doc ast.Node) error {
 			return ast.WalkContinue, nil
 		}
 		if target, internal := c.resolve(p, dest); internal && !c.exists(target) {
-			problem = &content.Error{
+			problems = append(problems, &content.Error{
 				File: p.Source,
 				Line: p.BodyLine + lineWithin(n, p.Body),
 				Msg:  fmt.Sprintf("link to %q, which is not a page or file of this site", dest),
-			}
-			return ast.WalkStop, nil
+			})
 		}
 		return ast.WalkContinue, nil
 	})
-	return problem
+	return errors.Join(problems...)
 }
 
 // resolve turns a link destination into a path of this site; internal is false for links elsewhere.

@@ -5,15 +5,20 @@ package content
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"path"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/adrg/frontmatter"
@@ -33,6 +38,7 @@ type Site struct {
 	Nav            []NavItem `yaml:"nav"`
 
 	pageSet map[string]bool
+	drafts  []string // pages taken out by Published
 }
 
 // Owner is the person the site belongs to.
@@ -65,10 +71,15 @@ type Page struct {
 	LastModified time.Time
 	Layout       string // "" for a plain page, "board" for the collusion board
 	Mirror       string // site file whose markdown stands in for the page's in its mirror; empty for the page's own
+	Draft        bool   // draft: true in the front matter: not published
+	keyLines     map[string]int
 	Body         []byte // markdown after the front matter
 	BodyLine     int    // line of the source file on which Body starts
 	Source       string // path of the source file, relative to the site folder
 }
+
+// lines is the line of a front-matter key in the page's source, or 1 when it is not given.
+func (p *Page) lines(key string) int { return cmp.Or(p.keyLines[key], 1) }
 
 // Path is the page's address on the site: "/" for the index, "/{id}/" for the others.
 func (p *Page) Path() string { return PagePath(p.ID) }
@@ -223,20 +234,47 @@ type frontMatter struct {
 	Type         string    `yaml:"type"`
 	Mirror       string    `yaml:"mirror"`
 	Layout       string    `yaml:"layout"`
+	Draft        bool      `yaml:"draft"`
+
+	lines map[string]int // the line of each key given
 }
+
+// frontMatterKeys are the keys a page's front matter may hold, in the order of frontMatter's fields.
+var frontMatterKeys = func() []string {
+	t := reflect.TypeFor[frontMatter]()
+	var keys []string
+	for i := range t.NumField() {
+		if k := t.Field(i).Tag.Get("yaml"); k != "" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}()
+
+// rawFrontMatter is the text of a front matter block, kept by the frontmatter package for decodeFrontMatter.
+type rawFrontMatter []byte
+
+var rawFormat = frontmatter.NewFormat("---", "---", func(data []byte, v any) error {
+	*v.(*rawFrontMatter) = append(rawFrontMatter(nil), data...)
+	return nil
+})
 
 // ParsePage reads one page file. file names the source in errors; id is the page id.
 func ParsePage(file, id string, src []byte) (*Page, error) {
 	if !bytes.HasPrefix(src, []byte("---")) {
 		return nil, &Error{File: file, Line: 1, Msg: "missing front matter: a page starts with a --- block holding title and description"}
 	}
-	var fm frontMatter
-	body, err := frontmatter.MustParse(bytes.NewReader(src), &fm)
+	var raw rawFrontMatter
+	body, err := frontmatter.MustParse(bytes.NewReader(src), &raw, rawFormat)
 	if errors.Is(err, frontmatter.ErrNotFound) {
 		return nil, &Error{File: file, Line: 1, Msg: "front matter is not closed by a --- line"}
 	}
 	if err != nil {
-		return nil, yamlError(file, 1, err)
+		return nil, &Error{File: file, Line: 1, Msg: "malformed front matter: " + err.Error()}
+	}
+	var fm frontMatter
+	if err := decodeFrontMatter(file, raw, &fm); err != nil {
+		return nil, err
 	}
 	line := 1 + bytes.Count(src[:len(src)-len(body)], []byte("\n"))
 	switch {
@@ -245,9 +283,9 @@ func ParsePage(file, id string, src []byte) (*Page, error) {
 	case strings.TrimSpace(fm.Description) == "":
 		return nil, &Error{File: file, Line: 1, Msg: "front matter has no description"}
 	case fm.Layout != "" && fm.Layout != "board":
-		return nil, &Error{File: file, Line: 1, Msg: fmt.Sprintf("layout %q is not known (leave it out, or use board)", fm.Layout)}
+		return nil, &Error{File: file, Line: fm.lines["layout"], Msg: fmt.Sprintf("layout %q is not known (leave it out, or use board)", fm.Layout)}
 	case fm.Type != "" && !slices.Contains(OGTypes, fm.Type):
-		return nil, &Error{File: file, Line: 1, Msg: fmt.Sprintf("type %q is not one of %s", fm.Type, strings.Join(OGTypes, ", "))}
+		return nil, &Error{File: file, Line: fm.lines["type"], Msg: fmt.Sprintf("type %q is not one of %s", fm.Type, strings.Join(OGTypes, ", "))}
 	}
 	if fm.Type == "" {
 		fm.Type = "default"
@@ -260,10 +298,100 @@ func ParsePage(file, id string, src []byte) (*Page, error) {
 		Mirror:       fm.Mirror,
 		Layout:       fm.Layout,
 		LastModified: fm.LastModified.UTC(),
+		Draft:        fm.Draft,
+		keyLines:     fm.lines,
 		Body:         body,
 		BodyLine:     line,
 		Source:       file,
 	}, nil
+}
+
+// decodeFrontMatter reads a front matter block (which starts on the file's second line) key by key, so that every
+// problem names its line: an unknown key (with the keys there are), a value of the wrong kind, a date that is not one.
+func decodeFrontMatter(file string, raw []byte, fm *frontMatter) error {
+	const first = 2 // the line after the opening ---
+	var doc yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return yamlError(file, first-1, err)
+	}
+	if len(doc.Content) == 0 {
+		return nil // an empty block: the checks of the fields say what is missing
+	}
+	m := doc.Content[0]
+	if m.Kind != yaml.MappingNode {
+		return &Error{File: file, Line: first - 1 + m.Line, Msg: "front matter is not a list of key: value lines"}
+	}
+	fields := reflect.ValueOf(fm).Elem()
+	fm.lines = map[string]int{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		line := first - 1 + k.Line
+		f := slices.Index(frontMatterKeys, k.Value)
+		if f < 0 {
+			msg := fmt.Sprintf("unknown front-matter key %q (the keys are %s)", k.Value, strings.Join(frontMatterKeys, ", "))
+			if near := closest(k.Value, frontMatterKeys); near != "" {
+				msg = fmt.Sprintf("unknown front-matter key %q: did you mean %q? (the keys are %s)", k.Value, near, strings.Join(frontMatterKeys, ", "))
+			}
+			return &Error{File: file, Line: line, Msg: msg}
+		}
+		if _, seen := fm.lines[k.Value]; seen {
+			return &Error{File: file, Line: line, Msg: fmt.Sprintf("%s is given twice", k.Value)}
+		}
+		fm.lines[k.Value] = line
+		if err := v.Decode(fields.Field(f).Addr().Interface()); err != nil {
+			return &Error{File: file, Line: first - 1 + v.Line, Msg: valueProblem(k.Value, v)}
+		}
+	}
+	return nil
+}
+
+// valueProblem says what is wrong with the value of a front-matter key that did not decode.
+func valueProblem(key string, v *yaml.Node) string {
+	switch key {
+	case "lastModified":
+		return fmt.Sprintf("lastModified %q is not a date: write 2026-11-24, or 2026-11-24T09:30:00Z", v.Value)
+	case "draft":
+		return fmt.Sprintf("draft %q is not true or false", v.Value)
+	}
+	if v.Kind != yaml.ScalarNode {
+		return key + " must be one line of text, not a list or a map"
+	}
+	return fmt.Sprintf("%s %q is not a valid value", key, v.Value)
+}
+
+// closest is the known key a mistyped one most likely meant (at most two edits away, or the same but for case), or "".
+func closest(key string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if strings.EqualFold(k, key) {
+			return k
+		}
+		if d := editDistance(strings.ToLower(key), strings.ToLower(k)); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of two short strings.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // yamlError turns a YAML decoder error into an Error; yaml.v2 and v3 both say "line N:", which is kept as the line.
@@ -303,6 +431,9 @@ func PageFiles(fsys fs.FS, s *Site) ([]PageFile, error) {
 			continue
 		}
 		id := strings.TrimSuffix(name, ".md")
+		if slices.Contains(s.drafts, id) {
+			continue
+		}
 		if !s.HasPage(id) {
 			return nil, &Error{File: "pages/" + name, Msg: fmt.Sprintf("page id %q is not one of the site's pages (site.yaml pages: %s)", id, listIDs(s.Pages))}
 		}
@@ -319,6 +450,93 @@ func PageFiles(fsys fs.FS, s *Site) ([]PageFile, error) {
 	return files, nil
 }
 
+// Published lists the page sources to publish, as PageFiles does, and takes the drafts (draft: true in the front
+// matter) out of the site: out of its pages and its navigation, so that nothing links to them, lists them or serves
+// them. It returns the drafts' ids, which the build reports.
+func Published(fsys fs.FS, s *Site) (files []PageFile, drafts []string, err error) {
+	all, err := PageFiles(fsys, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Only a front matter that says draft can be one, and it is at the top of the file: the head of each file is
+	// read, several at once (a site of 10,000 pages is 10,000 opens), and the few that say draft are parsed.
+	says := make([]bool, len(all))
+	errs := make([]error, len(all))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(8, len(all)) {
+		wg.Go(func() {
+			head := make([]byte, 2048)
+			for i := int(next.Add(1) - 1); i < len(all); i = int(next.Add(1) - 1) {
+				says[i], errs[i] = saysDraft(fsys, all[i].File, head)
+			}
+		})
+	}
+	wg.Wait()
+	files = all[:0:0]
+	for i, f := range all {
+		if errs[i] != nil {
+			return nil, nil, &Error{File: f.File, Msg: "cannot read: " + errs[i].Error()}
+		}
+		if says[i] {
+			src, err := fs.ReadFile(fsys, f.File)
+			if err != nil {
+				return nil, nil, &Error{File: f.File, Msg: "cannot read: " + err.Error()}
+			}
+			// A page that does not parse is published here: rendering it reports the problem, with every other.
+			if p, err := ParsePage(f.File, f.ID, src); err == nil && p.Draft {
+				if f.ID == "index" {
+					return nil, nil, &Error{File: f.File, Line: p.lines("draft"), Msg: "the home page cannot be a draft"}
+				}
+				drafts = append(drafts, f.ID)
+				continue
+			}
+		}
+		files = append(files, f)
+	}
+	if len(drafts) > 0 {
+		s.unpublish(drafts)
+	}
+	return files, drafts, nil
+}
+
+// saysDraft reports whether the front matter at the top of a file may hold a draft key: the word draft in the head
+// read into buf, or a front matter longer than buf (then the whole file is parsed to know).
+func saysDraft(fsys fs.FS, name string, buf []byte) (bool, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	n, err := io.ReadFull(f, buf)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return false, err
+	}
+	head := buf[:n]
+	if bytes.Contains(head, []byte("draft")) {
+		return true, nil
+	}
+	closed := bytes.Index(head[min(3, len(head)):], []byte("\n---")) >= 0
+	return !closed && n == len(buf), nil
+}
+
+// unpublish takes pages out of the site, its navigation and its writing page.
+func (s *Site) unpublish(ids []string) {
+	gone := func(id string) bool { return slices.Contains(ids, id) }
+	s.Pages = slices.DeleteFunc(slices.Clone(s.Pages), gone)
+	s.Nav = slices.DeleteFunc(slices.Clone(s.Nav), func(n NavItem) bool { return gone(n.Page) })
+	if gone(s.WritingPage) {
+		s.WritingPage = ""
+	}
+	for _, id := range ids {
+		delete(s.pageSet, id)
+	}
+	s.drafts = append(s.drafts, ids...)
+}
+
+// Drafts are the pages Published took out of the site.
+func (s *Site) Drafts() []string { return s.drafts }
+
 func listIDs(ids []string) string {
 	if len(ids) > 12 {
 		return strings.Join(ids[:12], ", ") + fmt.Sprintf(" and %d more", len(ids)-12)
@@ -328,7 +546,7 @@ func listIDs(ids []string) string {
 
 // LoadPages reads and parses every page, in the order site.yaml lists them.
 func LoadPages(fsys fs.FS, s *Site) ([]*Page, error) {
-	files, err := PageFiles(fsys, s)
+	files, _, err := Published(fsys, s)
 	if err != nil {
 		return nil, err
 	}

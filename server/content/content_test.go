@@ -22,7 +22,18 @@ func TestParsePage(t *testing.T) {
 		{"malformed yaml", "---\ntitle: T\ndescription: [unclosed\n---\nBody\n", "p.md:"},
 		{"bad type", "---\ntitle: T\ndescription: D\ntype: poster\n---\nBody\n", `type "poster" is not one of default, portfolio, speaking, article`},
 		{"bad layout", "---\ntitle: T\ndescription: D\nlayout: wide\n---\nBody\n", `layout "wide" is not known`},
-		{"bad date", "---\ntitle: T\ndescription: D\nlastModified: yesterday\n---\nBody\n", "malformed front matter"},
+		// Every problem of a front matter names its line, and says what would be right.
+		{"bad date", "---\ntitle: T\ndescription: D\nlastModified: yesterday\n---\nBody\n", `p.md:4: lastModified "yesterday" is not a date: write 2026-11-24`},
+		{"impossible date", "---\ntitle: T\n\ndescription: D\nlastModified: 2026-13-45\n---\nBody\n", `p.md:5: lastModified "2026-13-45" is not a date`},
+		{"unknown key", "---\ntitle: T\ndescription: D\nauthor: Iris\n---\nBody\n", `p.md:4: unknown front-matter key "author" (the keys are title, description, lastModified, type, mirror, layout, draft)`},
+		{"mistyped key", "---\ntitle: T\ndescritpion: D\n---\nBody\n", `p.md:3: unknown front-matter key "descritpion": did you mean "description"?`},
+		{"key in the wrong case", "---\nTitle: T\ndescription: D\n---\nBody\n", `p.md:2: unknown front-matter key "Title": did you mean "title"?`},
+		{"key twice", "---\ntitle: T\ndescription: D\ntitle: U\n---\nBody\n", "p.md:4: title is given twice"},
+		{"draft not a boolean", "---\ntitle: T\ndescription: D\ndraft: soon\n---\nBody\n", `p.md:4: draft "soon" is not true or false`},
+		{"list for text", "---\ntitle: T\ndescription:\n  - D\n---\nBody\n", "p.md:4: description must be one line of text"},
+		{"type on its line", "---\ntitle: T\ndescription: D\n\ntype: poster\n---\nBody\n", `p.md:5: type "poster"`},
+		{"not a mapping", "---\n- title\n---\nBody\n", "p.md:2: front matter is not a list of key: value lines"},
+		{"draft", "---\ntitle: T\ndescription: D\ndraft: true\n---\nBody\n", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -204,5 +215,38 @@ func TestGenesisIDsAreTheBoards(t *testing.T) {
 	_, err := LoadGenesis(fstest.MapFS{GenesisFile: {Data: []byte(yaml)}})
 	if err == nil || !strings.Contains(err.Error(), "ULID") {
 		t.Fatalf("an id starting with 8: %v", err)
+	}
+}
+
+// Published takes drafts out of the site: its pages, its navigation and its writing page; the server and the build
+// both start from it, so a draft is served and listed nowhere.
+func TestPublishedLeavesOutDrafts(t *testing.T) {
+	page := func(extra string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte("---\ntitle: T\ndescription: D\n" + extra + "---\nBody\n")}
+	}
+	fsys := fstest.MapFS{
+		"site.yaml": {Data: []byte("title: S\nbaseURL: https://s.example\nowner: {name: O}\npages: [index, now, notes]\n" +
+			"writingPage: notes\nnav:\n  - {title: Home, page: index}\n  - {title: Now, page: now}\n  - {title: Notes, page: notes}\n")},
+		"pages/index.md": page(""),
+		"pages/now.md":   page("draft: false\n"),
+		"pages/notes.md": page("draft: true\n"),
+	}
+	s, err := LoadSite(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, drafts, err := Published(fsys, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 || files[0].ID != "index" || files[1].ID != "now" || strings.Join(drafts, ",") != "notes" {
+		t.Fatalf("files %v, drafts %v", files, drafts)
+	}
+	if strings.Join(s.Pages, ",") != "index,now" || len(s.Nav) != 2 || s.WritingPage != "" || s.HasPage("notes") {
+		t.Errorf("the site still has the draft: pages %v, nav %v, writingPage %q", s.Pages, s.Nav, s.WritingPage)
+	}
+	pages, err := LoadPages(fsys, s) // a second pass over the same site finds the same pages
+	if err != nil || len(pages) != 2 {
+		t.Fatalf("LoadPages after Published: %d pages, %v", len(pages), err)
 	}
 }
