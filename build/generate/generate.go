@@ -1,5 +1,5 @@
 // Package generate renders a site folder into a publishable folder: HTML pages, markdown mirrors and their index,
-// llms.txt, the sitemap, openapi.json, the MCP manifest and the board's instructions.
+// llms.txt, the sitemap, openapi.json, the MCP manifest, the board's instructions and the static host's rules.
 package generate
 
 import (
@@ -174,7 +174,7 @@ func (b *builder) run(ctx context.Context) error {
 	}
 	steps := []func([]pageMeta) error{
 		b.writeLLMs, b.writeSitemap, b.writeMarkdownIndex, b.writeNotFound,
-		b.writeOpenAPI, b.writeMCPManifest, b.writeSkill,
+		b.writeOpenAPI, b.writeMCPManifest, b.writeSkill, b.writeNetlifyRules,
 	}
 	for _, step := range steps {
 		if err := step(metas); err != nil {

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"twofold/server/content"
+	"twofold/server/host/rules"
 	"twofold/server/mcp"
 	"twofold/server/paths"
 	"twofold/templates"
@@ -503,4 +504,18 @@ func (b *builder) writeSkill([]pageMeta) error {
 		return &content.Error{File: fileSkill, Line: 1, Msg: "a skill starts with front matter holding name and description"}
 	}
 	return b.out.write(path.Clean(pathSkill), data)
+}
+
+// writeNetlifyRules writes the static host's rules that change with the site, from the route table local mode
+// applies: _redirects (a mirror rule per page built, before the markdown 404) and _headers. netlify.toml keeps
+// the rest.
+func (b *builder) writeNetlifyRules(pages []pageMeta) error {
+	ids := make([]string, len(pages))
+	for i, m := range pages {
+		ids[i] = m.id
+	}
+	if err := b.out.write(rules.RedirectsFile, rules.NetlifyRedirects(ids)); err != nil {
+		return err
+	}
+	return b.out.write(rules.HeadersFile, rules.NetlifyHeaders())
 }

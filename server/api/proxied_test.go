@@ -8,7 +8,7 @@ import (
 	"twofold/server/board"
 	"twofold/server/config"
 	"twofold/server/content"
-	"twofold/server/host"
+	"twofold/server/host/rules"
 	"twofold/server/paths"
 	"twofold/site"
 )
@@ -25,9 +25,9 @@ func TestEveryEndpointIsProxied(t *testing.T) {
 	}
 	for _, e := range srv.apiRoutes() {
 		proxied := false
-		for _, r := range host.Rules(s.Pages) {
+		for _, r := range rules.Redirects(s.Pages) {
 			if _, ok := paths.Match(r.From, strings.ReplaceAll(e.Path, ":", "x")); ok {
-				proxied = r.Kind == host.Dynamic
+				proxied = r.Kind == rules.Dynamic
 				break
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"twofold/server/errcode"
+	"twofold/server/host/rules"
 
 	"github.com/valyala/fasthttp"
 )
@@ -18,10 +19,10 @@ import (
 // contentTypes are the types of the files the build writes; anything else falls back to the mime package.
 var contentTypes = map[string]string{
 	".html": "text/html; charset=utf-8",
-	".md":   typeMarkdown,
-	".txt":  typeText,
-	".xml":  typeXML,
-	".json": typeJSON,
+	".md":   rules.TypeMarkdown,
+	".txt":  rules.TypeText,
+	".xml":  rules.TypeXML,
+	".json": rules.TypeJSON,
 	".css":  "text/css; charset=utf-8",
 	".js":   "text/javascript; charset=utf-8",
 	".svg":  "image/svg+xml",
@@ -41,7 +42,7 @@ func contentType(name string) string {
 }
 
 // serveRewrite answers a Static rule: the file it names, with its status.
-func (h *Host) serveRewrite(ctx *fasthttp.RequestCtx, r Rule, vars map[string]string) {
+func (h *Host) serveRewrite(ctx *fasthttp.RequestCtx, r rules.Redirect, vars map[string]string) {
 	if !ctx.IsGet() && !ctx.IsHead() {
 		h.api.WriteError(ctx, readOnly(ctx))
 		return
@@ -101,7 +102,7 @@ func (h *Host) sendFile(ctx *fasthttp.RequestCtx, urlPath, sitePath string, stat
 	header := &ctx.Response.Header
 	header.SetContentType(contentType(sitePath))
 	for _, rule := range h.headers {
-		if glob(rule.For, urlPath) {
+		if rule.Matches(urlPath) {
 			for k, v := range rule.Values {
 				header.Set(k, v)
 			}

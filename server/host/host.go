@@ -1,13 +1,15 @@
-// Package host is the static host, emulated: its redirect rules, its header rules and its file serving, as
-// netlify.toml configures Netlify. In local mode (PUBLIC_DIR set) it stands in front of the API server, so that one
-// process answers the whole site exactly as Netlify and the API server would together; netlify_test.go holds
-// netlify.toml to the same tables.
+// Package host is the static host, emulated: the route table of server/host/rules (the redirect and header rules
+// the build hands Netlify in _redirects, _headers and netlify.toml) applied, and the built site's files served. In
+// local mode (PUBLIC_DIR set) it stands in front of the API server, so that one process answers the whole site
+// exactly as Netlify and the API server would together; netlify_test.go holds netlify.toml and the generated files
+// to the same table.
 package host
 
 import (
 	"strings"
 
 	"twofold/server/errcode"
+	"twofold/server/host/rules"
 	"twofold/server/paths"
 
 	"github.com/valyala/fasthttp"
@@ -25,14 +27,14 @@ type API interface {
 type Host struct {
 	publicDir    string // "": no built site; its rules and files are the real static host's business
 	api          API
-	rules        []Rule
+	rules        []rules.Redirect
 	rulePrefixes []string // literalPrefix of each rule
-	headers      []HeaderRule
+	headers      []rules.Header
 }
 
 // New returns the static host of a site with the given page ids, serving publicDir ("" for none) in front of api.
 func New(publicDir string, pages []string, api API) *Host {
-	h := &Host{publicDir: publicDir, api: api, rules: Rules(pages), headers: Headers()}
+	h := &Host{publicDir: publicDir, api: api, rules: rules.Redirects(pages), headers: rules.Headers()}
 	for _, r := range h.rules {
 		h.rulePrefixes = append(h.rulePrefixes, literalPrefix(r.From))
 	}
@@ -46,7 +48,7 @@ func (h *Host) Handle(ctx *fasthttp.RequestCtx) {
 		if !strings.HasPrefix(path, h.rulePrefixes[i]) || !paths.Matches(r.From, path) {
 			continue
 		}
-		if r.Kind == Dynamic {
+		if r.Kind == rules.Dynamic {
 			h.api.ServeAPI(ctx) // a dynamic rule forwards the path as it is (TestDynamicRulesForwardThePath)
 			return
 		}
