@@ -2,7 +2,7 @@
 GO ?= go
 GOFILES_DIRS := build server templates site
 
-.PHONY: run build bin generate test e2e lint screen-model confusables golden fuzz crash bench bench-build bench-board bench-mcp bench-og soak clean
+.PHONY: run build bin page generate test e2e lint screen-model confusables golden fuzz crash bench bench-build bench-board bench-mcp bench-og soak clean
 
 run: bin ## serve the whole site (pages, mirrors, API) on http://localhost:8080; Ctrl-C stops it
 	@echo "building the site into public/…"
@@ -16,6 +16,9 @@ build: bin ## render site/ into public/
 bin:
 	@test -x bin/server -a -x bin/build || echo "compiling the site builder and the server (the first time takes a minute or two)…"
 	@$(GO) build -o bin/ ./build ./server
+
+page: ## add a page: make page NAME=now TITLE="Now" writes site/pages/now.md and adds now to site.yaml's pages
+	$(GO) run ./build/page -name "$$NAME" -title "$$TITLE"
 
 generate: ## regenerate the templ components' Go code
 	$(GO) tool templ generate -path templates

