@@ -2,7 +2,7 @@
 GO ?= go
 GOFILES_DIRS := build server templates site
 
-.PHONY: run build bin page generate test e2e lint screen-model confusables golden fuzz crash bench bench-build bench-board bench-mcp bench-og soak clean
+.PHONY: run build bin page generate test e2e e2e-deploy lint screen-model confusables golden fuzz crash bench bench-build bench-board bench-mcp bench-og soak clean
 
 run: bin ## serve the whole site (pages, mirrors, API) on http://localhost:8080; Ctrl-C stops it
 	@echo "building the site into public/…"
@@ -29,6 +29,9 @@ test: lint ## the one test command: lint, then every test with the race detector
 
 e2e: ## the MCP server against the MCP Inspector CLI and the official conformance suite (installs Node 22 and both)
 	bash server/e2e/run.sh
+
+e2e-deploy: ## the deployment files alone (make e2e runs them too): the systemd unit verified and run under systemd, the Dockerfile built and run with podman
+	bash deploy/e2e.sh
 
 lint: ## vet, gofmt, go.mod tidy, and generated code up to date
 	$(GO) vet ./...

@@ -117,4 +117,5 @@ pages=$(cd "$work/public" && find . -name index.html | sed 's#^\.##; s#index\.ht
 cp server/e2e/browser.mjs "$TOOLS/browser.mjs"
 rm -rf "$SHOTS"
 (BOARD_JS="$PWD/site/static/board.js" node "$TOOLS/browser.mjs" "$url_base" "$SHOTS" $pages) || fail "browser"
+bash deploy/e2e.sh || fail "deploy (deploy/e2e.sh: the systemd unit and the container image)"
 echo "e2e: passed; screenshots in $SHOTS"
