@@ -109,6 +109,9 @@ func personalData(v views) bool {
 	}
 	if labelledWords.candidates(t)[0] {
 		for _, m := range labelled.FindAllStringSubmatch(t, -1) {
+			if serviceLine.MatchString(m[0][:len(m[0])-len(m[1])]) {
+				continue // "Telefonseelsorge: 0800 111 0 111": the label says it is a helpline
+			}
 			if !placeholder.MatchString(m[1]) && strings.ContainsFunc(m[1], unicode.IsDigit) || len(m[1]) >= 8 && strings.Contains(m[0], "pass") {
 				return true
 			}

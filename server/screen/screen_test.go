@@ -46,9 +46,9 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 // The floors on heldout: the figures reached so far, less a small margin. Raise them as the screen improves;
 // never lower them to pass.
 const (
-	floorRecall         = 0.77 // reached: 80.3% (567/706)
-	floorFalseRejection = 0.03 // reached: 2.7% (17/630)
-	floorCategory       = 0.62 // reached: 65% (hate) and more in every other category
+	floorRecall         = 0.85  // reached: 87.7% (1393/1588)
+	floorFalseRejection = 0.025 // reached: 2.2% (30/1375)
+	floorCategory       = 0.75  // reached: 77.6% (violence, 125/161) and more in every other category
 )
 
 // figures are a screen's results on one corpus.

@@ -54,6 +54,8 @@ func TestEvasions(t *testing.T) {
 		{"card without separators", "card 4556737586899855 exp 09/28", PersonalData},
 		{"spoken email", "write to jane dot doe at gmail dot com", PersonalData},
 		{"minor marker", "looking for sexy pics of 14 year old girls", SexualMinors},
+		{"minor marker spelled out", "send me nude pics, you're only thirteen so keep it secret", SexualMinors},
+		{"minor marker in ROT13", "psst: fraq zr lbhe ahqr cvpf, lbh ner bayl svsgrra", SexualMinors}, // send me your nude pics, you are only fifteen
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
