@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"twofold/server/admin"
 	"twofold/server/api"
 	"twofold/server/board"
 	"twofold/server/challenge"
@@ -27,6 +28,7 @@ import (
 	"twofold/server/mcp"
 	"twofold/server/metrics"
 	"twofold/server/og"
+	"twofold/server/paths"
 	"twofold/server/ratelimit"
 	"twofold/server/screen"
 	"twofold/server/store"
@@ -58,8 +60,12 @@ func main() {
 //	go run ./server export > board.jsonl
 //	STORE_URL=postgres://… go run ./server import < board.jsonl
 func command(ctx context.Context, args []string, lookup func(string) (string, bool), in io.Reader, out, errOut io.Writer) int {
-	usage := "usage: server [export > board.jsonl | import < board.jsonl]; with no command, it serves"
-	if len(args) != 1 || (args[0] != "export" && args[0] != "import") {
+	usage := "usage: server [export > board.jsonl | import < board.jsonl | restore < backup.tar.gz | admin …]; with no command, it serves"
+	if args[0] == "admin" {
+		getenv := func(k string) string { v, _ := lookup(k); return v }
+		return admin.Run(ctx, args[1:], admin.Env{Getenv: getenv, Stdout: out, Stderr: errOut, Terminal: isTerminal(out)})
+	}
+	if len(args) != 1 || (args[0] != "export" && args[0] != "import" && args[0] != "restore") {
 		fmt.Fprintln(errOut, usage)
 		return 2
 	}
@@ -73,6 +79,9 @@ func command(ctx context.Context, args []string, lookup func(string) (string, bo
 	if err != nil {
 		fmt.Fprintln(errOut, "server:", err)
 		return 1
+	}
+	if args[0] == "restore" {
+		return restore(m.Config, in, errOut)
 	}
 	b, err := m.openBackend()
 	if err != nil {
@@ -94,6 +103,32 @@ func command(ctx context.Context, args []string, lookup func(string) (string, bo
 	return 0
 }
 
+// restore unpacks a backup (server admin backup) into DATA_DIR, which must be empty or absent: the owner points
+// DATA_DIR at a new folder, restores, and starts the server on it.
+func restore(cfg config.Config, in io.Reader, errOut io.Writer) int {
+	if cfg.StoreURL != "" {
+		fmt.Fprintln(errOut, "server restore: STORE_URL is set: a backup is a copy of the Pebble store in DATA_DIR; restore a PostgreSQL database with its own tools (pg_restore), or move notes with export and import")
+		return 1
+	}
+	n, err := store.Restore(in, cfg.DataDir)
+	if err != nil {
+		fmt.Fprintln(errOut, "server", err)
+		return 1
+	}
+	fmt.Fprintf(errOut, "restored %d notes into %s\n", n, cfg.DataDir)
+	return 0
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
 // run reads the configuration, serves until ctx ends, and shuts down gracefully.
 func run(ctx context.Context, lookup func(string) (string, bool), logOut *os.File) error {
 	m, err := NewMain(lookup, logOut)
@@ -103,7 +138,7 @@ func run(ctx context.Context, lookup func(string) (string, bool), logOut *os.Fil
 	if err := m.Open(); err != nil {
 		return err
 	}
-	m.Log.Info("serving: open "+m.LocalURL(), "addr", m.Addr(), "public", m.Config.PublicDir, "base_url", m.Config.BaseURL)
+	m.Log.Info("serving", "url", m.LocalURL(), "addr", m.Addr(), "public", m.Config.PublicDir, "base_url", m.Config.BaseURL)
 	select {
 	case <-ctx.Done():
 	case err := <-m.done:
@@ -199,7 +234,9 @@ func (m *Main) Open() error {
 	}
 	health := api.Health{Version: m.Version, Started: time.Now(), Store: m.store.Ping}
 	m.srv = api.New(m.Config, m.Site, m.Log, api.Deps{Board: svc, MCP: tools, Writing: feed, Logos: logos, OG: images, Now: m.Now,
-		Metrics: numbers, Health: health})
+		Metrics: numbers, Health: health,
+		Export: func(ctx context.Context, w io.Writer) (int, error) { return store.Export(ctx, m.store, w) },
+		Backup: m.backup})
 	if numbers != nil {
 		if m.metricsLn, err = net.Listen("tcp", m.Config.MetricsAddr); err != nil {
 			ln.Close()
@@ -310,6 +347,25 @@ func (m *Main) openBoard() *board.Service {
 		ChallengeRate: ratelimit.New(cfg.Limits.Challenges, m.Now),
 		Log:           m.Log,
 	}
+}
+
+// backup writes a copy of the board's store: a Pebble checkpoint; a database is backed up with its own tools.
+func (m *Main) backup(ctx context.Context, w io.Writer) error {
+	b := m.store.Backend()
+	if b == nil {
+		if err := m.store.Unavailable(); err != nil {
+			return err
+		}
+		b = m.store.Backend() // it opened in between
+	}
+	p, ok := b.(interface {
+		Backup(context.Context, io.Writer) error
+	})
+	if !ok {
+		return errcode.New(errcode.NotFound, "the board is kept in PostgreSQL (STORE_URL), which this server does not copy",
+			"back the database up with its own tools (pg_dump), or export the notes with GET "+paths.Export)
+	}
+	return p.Backup(ctx, w)
 }
 
 // Backoff of the attempts to open the store: from one second, doubling, to at most half a minute.
@@ -460,10 +516,8 @@ func newLogger(cfg config.Config, out io.Writer) *slog.Logger {
 	format := cfg.LogFormat
 	if format == "" {
 		format = "json"
-		if f, ok := out.(*os.File); ok {
-			if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-				format = "text"
-			}
+		if isTerminal(out) {
+			format = "text"
 		}
 	}
 	if format == "text" {

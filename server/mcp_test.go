@@ -266,6 +266,10 @@ func TestMCPTransport(t *testing.T) {
 		{"rebinding: foreign Host", "POST", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, map[string]string{"Host": "evil.example"}, 403, -32000},
 		{"rebinding: foreign Origin", "POST", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, map[string]string{"Origin": "http://evil.example"}, 403, -32000},
 		{"local Origin", "POST", `{"jsonrpc":"2.0","id":"a","method":"ping"}`, map[string]string{"Origin": "http://localhost:3000"}, 200, 0},
+		// A reverse proxy on the same machine passes the site's own name on.
+		{"the site's own Host", "POST", `{"jsonrpc":"2.0","id":"b","method":"ping"}`, map[string]string{"Host": "iriscalloway.example"}, 200, 0},
+		{"the site's own Origin", "POST", `{"jsonrpc":"2.0","id":"c","method":"ping"}`, map[string]string{"Host": "iriscalloway.example", "Origin": "https://iriscalloway.example"}, 200, 0},
+		{"rebinding: a name that ends like the site's", "POST", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, map[string]string{"Host": "evil-iriscalloway.example"}, 403, -32000},
 		{"any Accept", "POST", `{"jsonrpc":"2.0","id":2,"method":"ping"}`, map[string]string{"Accept": "text/plain"}, 200, 0},
 	}
 	for _, tt := range tests {

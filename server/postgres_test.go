@@ -80,8 +80,8 @@ func TestTwoServersOneDatabase(t *testing.T) {
 		t.Fatalf("%d notes of one body stored across two servers, want 1", n)
 	}
 	// Replies counted across servers: one reply on each.
-	for _, c := range []*client{a, b} {
-		if r := c.post(fmt.Sprintf("Replier%d", len(c.base)%97), "A reply from "+c.base, map[string]any{"in_reply_to": p.Note.ID},
+	for i, c := range []*client{a, b} {
+		if r := c.post(fmt.Sprintf("Replier%d", len(c.base)%97), fmt.Sprintf("A reply from server %d of two.", i+1), map[string]any{"in_reply_to": p.Note.ID},
 			map[string]string{"X-Forwarded-For": "10.9.9." + fmt.Sprint(len(c.base)%200)}); r.status != 201 {
 			t.Fatalf("reply: %d %s", r.status, r.raw)
 		}

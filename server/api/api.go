@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"strconv"
@@ -55,6 +56,8 @@ type Server struct {
 	og           *og.Service
 	metrics      *metrics.Metrics
 	recordRoutes bool // the metrics or the log (LOG_REQUESTS) record each request's route
+	export       func(ctx context.Context, w io.Writer) (int, error)
+	backup       func(ctx context.Context, w io.Writer) error
 	health       Health
 	limits       limiters
 	pages        pageCache
@@ -71,7 +74,11 @@ type Deps struct {
 	OG      *og.Service
 	Metrics *metrics.Metrics // nil: nothing recorded
 	Health  Health
-	Now     func() time.Time // the clock of the rate limits; time.Now when nil
+	// Export writes every note of the board, oldest first, as JSON lines; Backup writes a consistent copy of the
+	// store (a gzipped tar). Both are the owner's; nil: no such route.
+	Export func(ctx context.Context, w io.Writer) (int, error)
+	Backup func(ctx context.Context, w io.Writer) error
+	Now    func() time.Time // the clock of the rate limits; time.Now when nil
 	// ReadTimeout bounds the reading of a request, from the connection's first byte; readTimeout when 0.
 	ReadTimeout time.Duration
 }
@@ -79,7 +86,8 @@ type Deps struct {
 // New builds a server from its configuration, the site it serves and its capabilities.
 func New(cfg config.Config, site *content.Site, log *slog.Logger, deps Deps) *Server {
 	s := &Server{cfg: cfg, log: log, site: site, board: deps.Board, mcp: deps.MCP,
-		writing: deps.Writing, logos: deps.Logos, og: deps.OG, metrics: deps.Metrics, health: deps.Health}
+		writing: deps.Writing, logos: deps.Logos, og: deps.OG, metrics: deps.Metrics, health: deps.Health,
+		export: deps.Export, backup: deps.Backup}
 	if s.board != nil {
 		s.listingTail = listingTail(s.board)
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -348,6 +349,101 @@ func (s *Server) deleteNote(ctx *fasthttp.RequestCtx) {
 	}
 	s.log.Info("note removed by the owner", "id", id)
 	s.writeData(ctx, fasthttp.StatusOK, map[string]string{"id": id})
+}
+
+// getBlocks lists the handles the owner blocked.
+func (s *Server) getBlocks(ctx *fasthttp.RequestCtx) {
+	if !s.requireOwner(ctx) {
+		return
+	}
+	c, cancel := requestContext()
+	defer cancel()
+	b, err := s.board.Blocks(c)
+	if err != nil {
+		s.writeBoardError(ctx, err)
+		return
+	}
+	s.writeData(ctx, fasthttp.StatusOK, map[string]any{"blocks": b})
+}
+
+// putBlock keeps a handle from posting: its posts get 403 HANDLE_BLOCKED.
+func (s *Server) putBlock(ctx *fasthttp.RequestCtx) {
+	if !s.requireOwner(ctx) {
+		return
+	}
+	c, cancel := requestContext()
+	defer cancel()
+	b, err := s.board.Block(c, ctx.UserValue("handle").(string))
+	if err != nil {
+		s.writeBoardError(ctx, err)
+		return
+	}
+	s.log.Info("handle blocked by the owner", "handle", b.Handle)
+	s.writeData(ctx, fasthttp.StatusOK, b)
+}
+
+// deleteBlock lets a blocked handle post again.
+func (s *Server) deleteBlock(ctx *fasthttp.RequestCtx) {
+	if !s.requireOwner(ctx) {
+		return
+	}
+	handle := ctx.UserValue("handle").(string)
+	c, cancel := requestContext()
+	defer cancel()
+	if err := s.board.Unblock(c, handle); err != nil {
+		s.writeBoardError(ctx, err)
+		return
+	}
+	s.log.Info("handle unblocked by the owner", "handle", handle)
+	s.writeData(ctx, fasthttp.StatusOK, map[string]string{"handle": handle})
+}
+
+// getExport streams every note, oldest first, as JSON lines: what "server import" reads. The board is read whole
+// before the first byte, so an answer that starts is complete (a failure before it is an error envelope).
+func (s *Server) getExport(ctx *fasthttp.RequestCtx) {
+	if !s.requireOwner(ctx) {
+		return
+	}
+	c, cancel := requestContext()
+	defer cancel()
+	var b bytes.Buffer
+	n, err := s.export(c, &b)
+	if err != nil {
+		s.writeBoardError(ctx, err)
+		return
+	}
+	s.log.Info("board exported by the owner", "notes", n)
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	ctx.SetContentType("application/jsonl; charset=utf-8")
+	ctx.SetBody(b.Bytes())
+}
+
+// getBackup streams a consistent copy of the store, taken now, as a gzipped tar ("server restore" reads it).
+// The copy is made into a temporary file first, so that an answer that starts is complete.
+func (s *Server) getBackup(ctx *fasthttp.RequestCtx) {
+	if !s.requireOwner(ctx) {
+		return
+	}
+	f, err := os.CreateTemp("", "twofold-backup-*.tar.gz")
+	if err != nil {
+		s.writeError(ctx, fmt.Errorf("backup: %w", err))
+		return
+	}
+	os.Remove(f.Name()) // the open file lives until it is sent
+	c, cancel := requestContext()
+	defer cancel()
+	if err := s.backup(c, f); err != nil {
+		f.Close()
+		s.writeBoardError(ctx, err)
+		return
+	}
+	size, _ := f.Seek(0, io.SeekCurrent)
+	f.Seek(0, io.SeekStart)
+	s.log.Info("store backed up by the owner", "bytes", size)
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+	ctx.Response.Header.Set("Content-Disposition", `attachment; filename="twofold-backup.tar.gz"`)
+	ctx.SetContentType("application/gzip")
+	ctx.SetBodyStream(f, int(size)) // fasthttp closes f when it is sent
 }
 
 // owner reports whether the request carries ADMIN_TOKEN, compared in constant time. Without a configured token

@@ -60,15 +60,17 @@ func (s *Server) writeRPC(ctx *fasthttp.RequestCtx, status int, body []byte) {
 }
 
 // mcpOriginAllowed guards against DNS rebinding: a server bound to a loopback address answers only requests whose
-// Host and Origin are local. An opaque origin ("null": a sandboxed frame, a file, a redirect across origins) is
-// not local, and an absolute-form request target must name the host the Host header names. A server bound
-// publicly answers any origin (main logs that the guard is off).
+// Host and Origin are local, or the site's own (BASE_URL's host: a reverse proxy on the same machine passes it on,
+// and no rebinding page can make a browser send a name its owner's DNS does not give). An opaque origin ("null": a
+// sandboxed frame, a file, a redirect across origins) is neither, and an absolute-form request target must name
+// the host the Host header names. A server bound publicly answers any origin (main logs that the guard is off).
 func (s *Server) mcpOriginAllowed(ctx *fasthttp.RequestCtx) bool {
 	if !s.loopbackBind {
 		return true
 	}
+	ours := func(host string) bool { return loopback(host) || strings.EqualFold(host, hostOnly(s.site.Host())) }
 	header := string(ctx.Request.Header.Host()) // the Host header as sent; ctx.Host() prefers an absolute target's
-	if !loopback(hostOnly(header)) {
+	if !ours(hostOnly(header)) {
 		return false
 	}
 	if absoluteTarget(ctx) && !strings.EqualFold(string(ctx.URI().Host()), header) {
@@ -76,7 +78,7 @@ func (s *Server) mcpOriginAllowed(ctx *fasthttp.RequestCtx) bool {
 	}
 	if origin := string(ctx.Request.Header.Peek("Origin")); origin != "" {
 		u, err := url.Parse(origin)
-		if err != nil || !loopback(u.Hostname()) {
+		if err != nil || !ours(u.Hostname()) {
 			return false
 		}
 	}

@@ -18,8 +18,10 @@ var specOperations = []string{
 	"GET /api/collusion/challenge", "GET /api/collusion/notes/{id}",
 }
 
-// ownerOperations are the operations beyond SPEC.md, for the owner and operators: the rejection audit, the health check.
-var ownerOperations = []string{"GET /api/collusion/audit", "GET /api/health"}
+// ownerOperations are the operations beyond SPEC.md, for the owner and operators: the rejection audit, the health
+// check, blocked handles, the export and the backup.
+var ownerOperations = []string{"GET /api/collusion/audit", "GET /api/health", "GET /api/collusion/blocks", "PUT /api/collusion/blocks/{handle}",
+	"DELETE /api/collusion/blocks/{handle}", "GET /api/collusion/export", "GET /api/collusion/backup"}
 
 func TestOpenAPIDocument(t *testing.T) {
 	doc, err := apitest.Load()

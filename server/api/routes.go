@@ -28,13 +28,18 @@ func (s *Server) apiRoutes() []Endpoint {
 	}
 	reads := func(h fasthttp.RequestHandler) fasthttp.RequestHandler { return s.limited("reads", s.limits.reads, h) }
 	add(s.board != nil,
-		Endpoint{fasthttp.MethodGet, paths.Notes, reads(s.listNotes)},          // RATE_READS; its challenge, RATE_CHALLENGES
-		Endpoint{fasthttp.MethodGet, paths.Thread + ":id", reads(s.getThread)}, // RATE_READS
-		Endpoint{fasthttp.MethodGet, paths.Challenge, s.getChallenge},          // RATE_CHALLENGES, in the board
-		Endpoint{fasthttp.MethodPost, paths.Notes, s.postNote},                 // RATE_POSTS, in the board
-		Endpoint{fasthttp.MethodDelete, paths.Notes, s.deleteNote},             // owner: RATE_OWNER counts wrong tokens
-		Endpoint{fasthttp.MethodGet, paths.Audit, s.getAudit},                  // owner: RATE_OWNER counts wrong tokens
+		Endpoint{fasthttp.MethodGet, paths.Notes, reads(s.listNotes)},           // RATE_READS; its challenge, RATE_CHALLENGES
+		Endpoint{fasthttp.MethodGet, paths.Thread + ":id", reads(s.getThread)},  // RATE_READS
+		Endpoint{fasthttp.MethodGet, paths.Challenge, s.getChallenge},           // RATE_CHALLENGES, in the board
+		Endpoint{fasthttp.MethodPost, paths.Notes, s.postNote},                  // RATE_POSTS, in the board
+		Endpoint{fasthttp.MethodDelete, paths.Notes, s.deleteNote},              // owner: RATE_OWNER counts wrong tokens
+		Endpoint{fasthttp.MethodGet, paths.Audit, s.getAudit},                   // owner: RATE_OWNER counts wrong tokens
+		Endpoint{fasthttp.MethodGet, paths.Blocks, s.getBlocks},                 // owner
+		Endpoint{fasthttp.MethodPut, paths.Block + ":handle", s.putBlock},       // owner
+		Endpoint{fasthttp.MethodDelete, paths.Block + ":handle", s.deleteBlock}, // owner
 	)
+	add(s.board != nil && s.export != nil, Endpoint{fasthttp.MethodGet, paths.Export, s.getExport}) // owner
+	add(s.board != nil && s.backup != nil, Endpoint{fasthttp.MethodGet, paths.Backup, s.getBackup}) // owner
 	add(s.mcp != nil,
 		Endpoint{fasthttp.MethodPost, paths.MCP, s.postMCP}, // RATE_MCP, answered as JSON-RPC; tools reach the board's limits
 		Endpoint{anyMethod, paths.MCP, s.mcpWrongMethod},    // GET (no event stream), DELETE (no session), and all others

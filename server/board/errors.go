@@ -33,3 +33,9 @@ func ErrHandleLimited(limit int, wait time.Duration) *errcode.Error {
 		Message: fmt.Sprintf("this handle posted %d notes in the last hour", limit),
 		Hint:    fmt.Sprintf("wait %d seconds before this handle posts again", int(wait.Seconds())+1)}
 }
+
+// ErrHandleBlocked is HANDLE_BLOCKED: the owner keeps this handle from posting.
+func ErrHandleBlocked(handle string) *errcode.Error {
+	return errcode.Errorf(errcode.HandleBlocked, "the owner of this board has blocked the handle; reading still works",
+		"the handle %s may not post to this board", handle)
+}

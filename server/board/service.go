@@ -45,6 +45,20 @@ type Store interface {
 	Audit(ctx context.Context, r Rejection) error
 	// Rejections returns up to limit audit records, newest first.
 	Rejections(ctx context.Context, limit int) ([]Rejection, error)
+	// Block keeps a handle from posting (whatever its case) until Unblock; blocking it again changes nothing.
+	Block(ctx context.Context, b Block) error
+	// Unblock lets a handle post again; it reports whether the handle was blocked.
+	Unblock(ctx context.Context, handle string) (bool, error)
+	// Blocked reports whether a handle (in any case) is blocked.
+	Blocked(ctx context.Context, handle string) (bool, error)
+	// Blocks lists the blocked handles, in the order of their lower-case forms.
+	Blocks(ctx context.Context) ([]Block, error)
+}
+
+// Block is a handle the owner keeps from posting.
+type Block struct {
+	Handle string    `json:"handle"`
+	At     time.Time `json:"at"`
 }
 
 // RecordKind names the expiring records a Store keeps.
@@ -216,6 +230,11 @@ func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (p *Posted, 
 	}
 	if err := in.Validate(); err != nil {
 		return nil, err
+	}
+	if blocked, err := s.Store.Blocked(ctx, in.Handle); err != nil {
+		return nil, err
+	} else if blocked {
+		return nil, ErrHandleBlocked(in.Handle)
 	}
 	now := s.Now().UTC().Truncate(time.Microsecond) // what every store keeps (PostgreSQL: microseconds)
 	if in.Challenge == nil || (in.Challenge.ID == "" && in.Challenge.Answer == "") {
@@ -706,6 +725,35 @@ func (s *Service) Rejections(ctx context.Context, limit int) (*Audit, error) {
 }
 
 // Delete removes a note for the owner. Returns ID_INVALID and NOT_FOUND (unknown or genesis).
+// Block keeps a handle from posting, whatever its case (owner only). Returns HANDLE_INVALID for a handle no note
+// could have.
+func (s *Service) Block(ctx context.Context, handle string) (Block, error) {
+	if !handleRE.MatchString(handle) {
+		return Block{}, errcode.New(errcode.HandleInvalid, "a handle is 3 to 32 characters of letters, digits, _ and -, starting with a letter or digit",
+			"name the handle as it appears on its notes")
+	}
+	b := Block{Handle: handle, At: s.Now().UTC().Truncate(time.Microsecond)}
+	return b, s.Store.Block(ctx, b)
+}
+
+// Unblock lets a handle post again (owner only). Returns NOT_FOUND when it was not blocked.
+func (s *Service) Unblock(ctx context.Context, handle string) error {
+	was, err := s.Store.Unblock(ctx, handle)
+	if err == nil && !was {
+		return errcode.Errorf(errcode.NotFound, "list the blocked handles with GET "+paths.Blocks, "the handle %s is not blocked", handle)
+	}
+	return err
+}
+
+// Blocks lists the blocked handles (owner only).
+func (s *Service) Blocks(ctx context.Context) ([]Block, error) {
+	b, err := s.Store.Blocks(ctx)
+	if b == nil && err == nil {
+		b = []Block{}
+	}
+	return b, err
+}
+
 func (s *Service) Delete(ctx context.Context, id string) error {
 	if err := CheckID(id, "id"); err != nil {
 		return err

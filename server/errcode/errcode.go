@@ -38,6 +38,7 @@ const (
 	DuplicateNote      Code = "DUPLICATE_NOTE"
 	ContentRejected    Code = "CONTENT_REJECTED"
 	HandleRateLimit    Code = "HANDLE_RATE_LIMIT"
+	HandleBlocked      Code = "HANDLE_BLOCKED"
 	BoardClosed        Code = "BOARD_CLOSED"
 	StoreUnavailable   Code = "STORE_UNAVAILABLE"
 	ScreenUnavailable  Code = "SCREEN_UNAVAILABLE"
@@ -69,6 +70,7 @@ var table = map[Code]int{
 	ChallengeExpired:   403,
 	ChallengeWrong:     403,
 	ChallengeUsed:      403,
+	HandleBlocked:      403,
 	NotFound:           404,
 	ReplyTargetMissing: 404,
 	MethodNotAllowed:   405,

@@ -10,7 +10,11 @@ const (
 	Thread     = Notes + "/" // + a note's id
 	Challenge  = "/api/collusion/challenge"
 	Audit      = "/api/collusion/audit"
-	Board      = "/api/collusion/" // every route of the board is under it
+	Blocks     = "/api/collusion/blocks" // the owner's: the blocked handles
+	Block      = Blocks + "/"            // + a handle
+	Export     = "/api/collusion/export" // the owner's: every note as JSON lines
+	Backup     = "/api/collusion/backup" // the owner's: a consistent copy of the store
+	Board      = "/api/collusion/"       // every route of the board is under it
 	MCP        = "/api/mcp"
 	Logo       = "/api/logo/" // + a domain
 	OG         = "/api/og"

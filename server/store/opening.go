@@ -132,6 +132,23 @@ func (o *Opening) Rejections(ctx context.Context, limit int) ([]board.Rejection,
 	return with(o, func(s Backend) ([]board.Rejection, error) { return s.Rejections(ctx, limit) })
 }
 
+func (o *Opening) Block(ctx context.Context, b board.Block) error {
+	_, err := with(o, func(s Backend) (struct{}, error) { return struct{}{}, s.Block(ctx, b) })
+	return err
+}
+
+func (o *Opening) Unblock(ctx context.Context, handle string) (bool, error) {
+	return with(o, func(s Backend) (bool, error) { return s.Unblock(ctx, handle) })
+}
+
+func (o *Opening) Blocked(ctx context.Context, handle string) (bool, error) {
+	return with(o, func(s Backend) (bool, error) { return s.Blocked(ctx, handle) })
+}
+
+func (o *Opening) Blocks(ctx context.Context) ([]board.Block, error) {
+	return with(o, func(s Backend) ([]board.Block, error) { return s.Blocks(ctx) })
+}
+
 // Version is the open store's, when it keeps one (board.Versioned).
 func (o *Opening) Version() (uint64, bool) {
 	if v, ok := o.Backend().(board.Versioned); ok {

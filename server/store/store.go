@@ -9,6 +9,7 @@
 //	x/s/<nonce>             a spent challenge; value <t> of expiry
 //	e/<t>/<key>             expiry index: key is deleted at <t> by the sweep, with its index entry
 //	a/<t>/<random>          an audit record of a rejected note, JSON; owner-only
+//	b/<handle>              a blocked handle (lower-cased), JSON {handle, at}; owner-only
 //	m/position              the last position given, uint64; never goes down
 //	m/total                 notes on the board, uint64
 //	m/secret                the generated challenge key, when CHALLENGE_SECRET is not set
@@ -17,7 +18,7 @@
 //
 // The files of the package follow what it keeps: store.go (opening, keys, encoding), notes.go (notes, replies,
 // positions and counters), records.go (duplicate records, spent nonces, handles' histories), audit.go (rejected
-// notes), secret.go (the challenge key), cache.go (other capabilities' cache), sweep.go (expiry), opening.go (the
+// notes), blocks.go (blocked handles), secret.go (the challenge key), cache.go (other capabilities' cache), sweep.go (expiry), opening.go (the
 // store while it is being opened) and unavailable.go (the store that could not be opened).
 //
 // Every note is written with its indexes and counters in one batch, synced before Create returns. The counters,
@@ -49,6 +50,8 @@ import (
 type Store struct {
 	db  *pebble.DB
 	log *slog.Logger
+	dir string // "" in memory
+	fs  vfs.FS
 
 	mu      sync.Mutex // serialises the check-then-write of Create, Delete and SeedGenesis
 	lastID  ulid.ULID
@@ -73,12 +76,22 @@ func Open(dir string, log *slog.Logger) (*Store, error) { return open(dir, nil, 
 func OpenInMemory(log *slog.Logger) (*Store, error) { return open("", vfs.NewMem(), log) }
 
 func open(dir string, fs vfs.FS, log *slog.Logger) (*Store, error) {
+	if fs == nil {
+		fs = vfs.Default
+	}
 	opts := &pebble.Options{Logger: quietLogger{log}, FS: fs}
 	db, err := pebble.Open(dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
-	s := &Store{db: db, log: log, records: map[string]time.Time{}, handles: map[string][]historyEntry{}}
+	if names, err := fs.List(dir); err == nil && dir != "" {
+		for _, n := range names {
+			if strings.HasPrefix(n, backupPrefix) {
+				removeAllIn(fs, fs.PathJoin(dir, n)) // a backup cut short by a crash
+			}
+		}
+	}
+	s := &Store{db: db, log: log, dir: dir, fs: fs, records: map[string]time.Time{}, handles: map[string][]historyEntry{}}
 	if err := s.load(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", dir, err)

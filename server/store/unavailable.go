@@ -38,6 +38,11 @@ func (u Unavailable) Audit(context.Context, board.Rejection) error    { return u
 
 func (u Unavailable) Rejections(context.Context, int) ([]board.Rejection, error) { return nil, u.err() }
 
+func (u Unavailable) Block(context.Context, board.Block) error      { return u.err() }
+func (u Unavailable) Unblock(context.Context, string) (bool, error) { return false, u.err() }
+func (u Unavailable) Blocked(context.Context, string) (bool, error) { return false, u.err() }
+func (u Unavailable) Blocks(context.Context) ([]board.Block, error) { return nil, u.err() }
+
 // CacheGet finds nothing: without a store, lookups are not cached.
 func (u Unavailable) CacheGet(string, time.Time) ([]byte, bool, error) { return nil, false, u.err() }
 

@@ -5,6 +5,7 @@ package boardtest
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -25,6 +26,7 @@ type Store struct {
 	records  map[string]time.Time // kind + "\x00" + key: until
 	history  map[string][]board.Post
 	audit    []board.Rejection
+	blocks   map[string]board.Block // by lower-cased handle
 	lastID   ulid.ULID
 	version  uint64
 
@@ -36,7 +38,7 @@ var _ board.Store = (*Store)(nil)
 
 // NewStore returns an empty store.
 func NewStore() *Store {
-	return &Store{notes: map[string]board.Note{}, records: map[string]time.Time{}, history: map[string][]board.Post{}}
+	return &Store{notes: map[string]board.Note{}, records: map[string]time.Time{}, history: map[string][]board.Post{}, blocks: map[string]board.Block{}}
 }
 
 func recordKey(kind board.RecordKind, key string) string { return string(kind) + "\x00" + key }
@@ -270,4 +272,51 @@ func (s *Store) Rejections(_ context.Context, limit int) ([]board.Rejection, err
 	out := slices.Clone(s.audit)
 	slices.Reverse(out)
 	return out[:min(limit, len(out))], nil
+}
+
+func (s *Store) Block(_ context.Context, b board.Block) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Fail != nil {
+		return s.Fail
+	}
+	if _, ok := s.blocks[strings.ToLower(b.Handle)]; !ok {
+		s.blocks[strings.ToLower(b.Handle)] = b
+	}
+	return nil
+}
+
+func (s *Store) Unblock(_ context.Context, handle string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Fail != nil {
+		return false, s.Fail
+	}
+	_, ok := s.blocks[strings.ToLower(handle)]
+	delete(s.blocks, strings.ToLower(handle))
+	return ok, nil
+}
+
+func (s *Store) Blocked(_ context.Context, handle string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Fail != nil {
+		return false, s.Fail
+	}
+	_, ok := s.blocks[strings.ToLower(handle)]
+	return ok, nil
+}
+
+func (s *Store) Blocks(context.Context) ([]board.Block, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Fail != nil {
+		return nil, s.Fail
+	}
+	keys := slices.Sorted(maps.Keys(s.blocks))
+	out := make([]board.Block, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, s.blocks[k])
+	}
+	return out, nil
 }

@@ -5,7 +5,7 @@
 // Tables (migrations/, applied in order at Open and recorded in schema_migrations): notes (by id, a ULID, so by
 // time; by parent for replies), board_state (the last position and id given, and the board's version, which every
 // write moves; each server checks its page cache against it, at most every quarter second), handle_posts (by handle and time),
-// records (duplicate keys and spent nonces, until they expire), audit, secret and cache.
+// records (duplicate keys and spent nonces, until they expire), audit, blocks (blocked handles), secret and cache.
 //
 // Isolation: every write that checks before it writes (Create, Delete, SeedGenesis) runs in one SERIALIZABLE
 // transaction and is retried when the database reports a serialization failure. Serializable is what makes the
@@ -530,6 +530,56 @@ func (s *Store) Rejections(ctx context.Context, limit int) ([]board.Rejection, e
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// Block keeps a handle from posting; blocking it again keeps the first time.
+func (s *Store) Block(ctx context.Context, b board.Block) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO blocks (handle_key, handle, at) VALUES ($1, $2, $3) ON CONFLICT (handle_key) DO NOTHING`,
+		strings.ToLower(b.Handle), b.Handle, b.At)
+	if err != nil {
+		return unavailable("block", err)
+	}
+	return nil
+}
+
+// Unblock lets a handle post again, and reports whether it was blocked.
+func (s *Store) Unblock(ctx context.Context, handle string) (bool, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM blocks WHERE handle_key = $1`, strings.ToLower(handle))
+	if err != nil {
+		return false, unavailable("unblock", err)
+	}
+	return tag.RowsAffected() > 0, nil
+}
+
+// Blocked reports whether a handle is blocked.
+func (s *Store) Blocked(ctx context.Context, handle string) (bool, error) {
+	var ok bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM blocks WHERE handle_key = $1)`, strings.ToLower(handle)).Scan(&ok); err != nil {
+		return false, unavailable("blocked", err)
+	}
+	return ok, nil
+}
+
+// Blocks lists the blocked handles, by their lower-case forms.
+func (s *Store) Blocks(ctx context.Context) ([]board.Block, error) {
+	rows, err := s.pool.Query(ctx, `SELECT handle, at FROM blocks ORDER BY handle_key`)
+	if err != nil {
+		return nil, unavailable("blocks", err)
+	}
+	defer rows.Close()
+	var out []board.Block
+	for rows.Next() {
+		var b board.Block
+		if err := rows.Scan(&b.Handle, &b.At); err != nil {
+			return nil, unavailable("blocks", err)
+		}
+		b.At = b.At.UTC()
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, unavailable("blocks", err)
+	}
+	return out, nil
 }
 
 // Import stores exported notes with their ids, times, positions and via, skipping those already stored; reply

@@ -268,11 +268,44 @@ func Run(t *testing.T, o Opener) {
 		}
 	})
 
+	t.Run("blocked handles", func(t *testing.T) {
+		s := o.Open(t)
+		if ok, err := s.Blocked(ctx, "Spammer01"); err != nil || ok {
+			t.Fatalf("blocked before any block: %v %v", ok, err)
+		}
+		for _, b := range []board.Block{{Handle: "Spammer01", At: start}, {Handle: "another-one", At: start.Add(time.Second)}, {Handle: "SPAMMER01", At: start.Add(time.Hour)}} {
+			if err := s.Block(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, h := range []string{"Spammer01", "spammer01", "SPAMMER01", "Another-One"} {
+			if ok, err := s.Blocked(ctx, h); err != nil || !ok {
+				t.Errorf("%s: blocked %v %v", h, ok, err)
+			}
+		}
+		blocks, err := s.Blocks(ctx)
+		if err != nil || len(blocks) != 2 || blocks[0].Handle != "another-one" || blocks[1].Handle != "Spammer01" || !blocks[1].At.Equal(start) {
+			t.Fatalf("blocks (blocking again keeps the first): %+v %v", blocks, err)
+		}
+		if was, err := s.Unblock(ctx, "spammer01"); err != nil || !was {
+			t.Fatalf("unblock: %v %v", was, err)
+		}
+		if was, err := s.Unblock(ctx, "spammer01"); err != nil || was {
+			t.Fatalf("unblock again: %v %v", was, err)
+		}
+		if ok, _ := s.Blocked(ctx, "Spammer01"); ok {
+			t.Error("still blocked after unblock")
+		}
+	})
+
 	if o.Reopen == nil {
 		return
 	}
 	t.Run("a restart keeps everything", func(t *testing.T) {
 		s := o.Open(t)
+		if err := s.Block(ctx, board.Block{Handle: "Blocked2026", At: start}); err != nil {
+			t.Fatal(err)
+		}
 		parent := create(t, s, creation("Parent2026", "parent", start))
 		c := creation("Child2026", "child", start.Add(time.Second))
 		c.Note.InReplyTo = &parent.ID
@@ -287,6 +320,9 @@ func Run(t *testing.T, o Opener) {
 		}
 		if n := create(t, s, creation("Later2026", "later", start.Add(time.Minute))); n.Position != 3 || n.ID <= child.ID {
 			t.Fatalf("a note after the restart: %+v", n)
+		}
+		if ok, err := s.Blocked(ctx, "blocked2026"); err != nil || !ok {
+			t.Fatalf("a block after the restart: %v %v", ok, err)
 		}
 	})
 }
