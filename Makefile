@@ -1,21 +1,24 @@
 # The index of what a developer can do. Each target is a line or two; README.md says more.
 GO ?= go
-GOFILES_DIRS := build server templates site
+GOFILES_DIRS := build dev server templates site deploy
 
-.PHONY: run build bin page generate test e2e e2e-deploy lint screen-model confusables golden fuzz crash bench bench-build bench-board bench-mcp bench-og soak clean
+.PHONY: run dev build bin page generate test e2e e2e-deploy lint screen-model confusables golden fuzz crash bench bench-build bench-board bench-mcp bench-og soak clean
 
 run: bin ## serve the whole site (pages, mirrors, API) on http://localhost:8080; Ctrl-C stops it
 	@echo "building the site into public/…"
 	@bin/build
 	@exec bin/server
 
+dev: bin ## like run, and rebuilds on every change to site/ or templates/, refreshes the server and reloads the browser
+	@exec bin/dev
+
 build: bin ## render site/ into public/
 	@bin/build
 
 # The programs, compiled once and run as binaries: go run would compile silently and exit 1 on Ctrl-C.
 bin:
-	@test -x bin/server -a -x bin/build || echo "compiling the site builder and the server (the first time takes a minute or two)…"
-	@$(GO) build -o bin/ ./build ./server
+	@test -x bin/server -a -x bin/build -a -x bin/dev || echo "compiling the site builder and the server (the first time takes a minute or two)…"
+	@$(GO) build -o bin/ ./build ./server ./dev
 
 page: ## add a page: make page NAME=now TITLE="Now" writes site/pages/now.md and adds now to site.yaml's pages
 	$(GO) run ./build/page -name "$$NAME" -title "$$TITLE"

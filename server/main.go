@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/netip"
@@ -139,13 +140,22 @@ func run(ctx context.Context, lookup func(string) (string, bool), logOut *os.Fil
 		return err
 	}
 	m.Log.Info("serving", "url", m.LocalURL(), "addr", m.Addr(), "public", m.Config.PublicDir, "base_url", m.Config.BaseURL)
-	select {
-	case <-ctx.Done():
-	case err := <-m.done:
-		return err
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP) // make dev sends it after each build: read the site and the mirrors again
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			m.Log.Info("shutting down")
+			return m.Close()
+		case err := <-m.done:
+			return err
+		case <-hup:
+			if err := m.Reload(); err != nil {
+				m.Log.Error("reload failed; serving the site as it was", "err", err)
+			}
+		}
 	}
-	m.Log.Info("shutting down")
-	return m.Close()
 }
 
 // Main is the server program as a value, so that tests run exactly what main runs.
@@ -165,17 +175,20 @@ type Main struct {
 	srv         *api.Server
 	store       *store.Opening // the board's store, open or being opened
 	stopOpening func()         // stops the attempts to open the store, and waits for the one running
+	siteFS      fs.FS          // the site's source: the copy built in, or SITE_DIR
+	deps        api.Deps       // what every API server of this Main shares (Reload makes new ones over them)
 	done        chan error
 }
 
 // NewMain reads the site and the configuration; it opens nothing yet.
 func NewMain(lookup func(string) (string, bool), logOut io.Writer) (*Main, error) {
-	s, err := content.LoadSite(site.FS)
-	if err != nil {
-		return nil, fmt.Errorf("embedded site: %w", err)
+	siteFS, where := fs.FS(site.FS), "embedded site"
+	if dir, _ := lookup("SITE_DIR"); dir != "" {
+		siteFS, where = os.DirFS(dir), "SITE_DIR "+dir
 	}
-	if _, _, err := content.Published(site.FS, s); err != nil { // drafts are served nowhere
-		return nil, fmt.Errorf("embedded site: %w", err)
+	s, err := loadSite(siteFS)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	cfg, err := config.FromEnv(lookup, config.Defaults{BaseURL: s.BaseURL, WritingFeedURL: s.WritingFeedURL})
 	if err != nil {
@@ -184,11 +197,23 @@ func NewMain(lookup func(string) (string, bool), logOut io.Writer) (*Main, error
 	// BASE_URL governs every absolute URL the server writes (docs, hints, profiles, the MCP server's name), so a
 	// preview or a fork never sends agents to the address in site.yaml.
 	s.BaseURL = cfg.BaseURL
-	version, err := content.APIVersion(site.FS)
+	version, err := content.APIVersion(siteFS)
 	if err != nil {
-		return nil, fmt.Errorf("embedded site: %w", err)
+		return nil, fmt.Errorf("%s: %w", where, err)
 	}
-	return &Main{Config: cfg, Site: s, Version: version, Log: newLogger(cfg, logOut), Now: time.Now}, nil
+	return &Main{Config: cfg, Site: s, Version: version, Log: newLogger(cfg, logOut), Now: time.Now, siteFS: siteFS}, nil
+}
+
+// loadSite reads site.yaml and takes the drafts out: they are served nowhere.
+func loadSite(fsys fs.FS) (*content.Site, error) {
+	s, err := content.LoadSite(fsys)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := content.Published(fsys, s); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Open starts listening on Config.Addr and serving in the background.
@@ -200,12 +225,6 @@ func (m *Main) Open() error {
 	m.ln = ln
 	m.warnings()
 	svc := m.openBoard()
-	docs, err := content.LoadMirrors(site.FS, m.Site, m.Config.PublicDir)
-	if err != nil {
-		ln.Close()
-		m.closeStore()
-		return fmt.Errorf("embedded site: %w", err)
-	}
 	userAgent := "twofold/" + m.Version + " (+" + m.Config.BaseURL + ")"
 	feed := &writing.Feed{URL: m.Config.WritingFeedURL, Now: m.Now, Log: m.Log, UserAgent: userAgent}
 	fetcher := m.LogoFetcher
@@ -214,9 +233,6 @@ func (m *Main) Open() error {
 	}
 	logos := &logo.Service{Fetcher: fetcher, Cache: m.store, Services: m.Config.LogoServices, Now: m.Now, Log: m.Log}
 	images := &og.Service{Owner: m.Site.Owner.Name, Host: m.Site.Host(), Title: m.Site.Owner.Name, Subtitle: m.Site.Owner.Tagline, Recompress: true}
-	tools := mcp.NewServer(mcp.Site{BaseURL: m.Site.BaseURL, Title: m.Site.Title, Owner: m.Site.Owner.Name, Version: m.Version,
-		Pages: m.Site.Pages, WritingPage: m.Site.WritingPage},
-		mcp.Handlers{Board: svc, Profile: docs.Profile, Page: docs.Page, Writing: feed.Posts})
 	var numbers *metrics.Metrics
 	if m.Config.MetricsAddr != "" {
 		numbers = metrics.New()
@@ -233,10 +249,14 @@ func (m *Main) Open() error {
 		numbers.Cache("writing", feed.Stats)
 	}
 	health := api.Health{Version: m.Version, Started: time.Now(), Store: m.store.Ping}
-	m.srv = api.New(m.Config, m.Site, m.Log, api.Deps{Board: svc, MCP: tools, Writing: feed, Logos: logos, OG: images, Now: m.Now,
-		Metrics: numbers, Health: health,
+	m.deps = api.Deps{Board: svc, Writing: feed, Logos: logos, OG: images, Now: m.Now, Metrics: numbers, Health: health,
 		Export: func(ctx context.Context, w io.Writer) (int, error) { return store.Export(ctx, m.store, w) },
-		Backup: m.backup})
+		Backup: m.backup}
+	if m.srv, err = m.newAPI(m.Site, false); err != nil {
+		ln.Close()
+		m.closeStore()
+		return err
+	}
 	if numbers != nil {
 		if m.metricsLn, err = net.Listen("tcp", m.Config.MetricsAddr); err != nil {
 			ln.Close()
@@ -248,6 +268,40 @@ func (m *Main) Open() error {
 	}
 	m.done = make(chan error, 1)
 	go func() { m.done <- m.srv.Serve(ln) }()
+	return nil
+}
+
+// newAPI builds the API server over a site's content as it is now: its pages, their mirrors (from PUBLIC_DIR
+// when set) and the MCP tools that answer from them.
+func (m *Main) newAPI(s *content.Site, replacement bool) (*api.Server, error) {
+	docs, err := content.LoadMirrors(m.siteFS, s, m.Config.PublicDir)
+	if err != nil {
+		return nil, fmt.Errorf("site: %w", err)
+	}
+	deps := m.deps
+	deps.Replacement = replacement
+	deps.MCP = mcp.NewServer(mcp.Site{BaseURL: s.BaseURL, Title: s.Title, Owner: s.Owner.Name, Version: m.Version,
+		Pages: s.Pages, WritingPage: s.WritingPage},
+		mcp.Handlers{Board: deps.Board, Profile: docs.Profile, Page: docs.Page, Writing: deps.Writing.Posts})
+	return api.New(m.Config, s, m.Log, deps), nil
+}
+
+// Reload reads the site again (from SITE_DIR; the built-in copy does not change) with the mirrors of PUBLIC_DIR,
+// and answers from them from the next request on: pages added or removed, /api/md, get_page and get_profile
+// follow an edit without a restart. The board, its store and the listener stay as they are. A site that does not
+// load leaves the one being served in place.
+func (m *Main) Reload() error {
+	s, err := loadSite(m.siteFS)
+	if err != nil {
+		return err
+	}
+	s.BaseURL = m.Config.BaseURL
+	next, err := m.newAPI(s, true)
+	if err != nil {
+		return err
+	}
+	m.srv.Reload(next)
+	m.Log.Info("site reloaded", "pages", len(s.Pages))
 	return nil
 }
 
@@ -413,7 +467,7 @@ func (m *Main) tryOpen(challenges *keyedChallenger) bool {
 		}
 		challenges.set(challenge.New(key, nil))
 	}
-	if err := seedGenesis(s); err != nil {
+	if err := m.seedGenesis(s); err != nil {
 		m.Log.Error("genesis notes not loaded", "err", err)
 	}
 	if sw, ok := s.(interface {
@@ -495,8 +549,8 @@ func openStore(dir string, log *slog.Logger) (*store.Store, error) {
 }
 
 // seedGenesis stores the notes shipped in site/collusion that the store does not have yet.
-func seedGenesis(s board.Store) error {
-	shipped, err := content.LoadGenesis(site.FS)
+func (m *Main) seedGenesis(s board.Store) error {
+	shipped, err := content.LoadGenesis(m.siteFS)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"twofold/server/board"
@@ -55,7 +56,8 @@ type Server struct {
 	logos        *logo.Service
 	og           *og.Service
 	metrics      *metrics.Metrics
-	recordRoutes bool // the metrics or the log (LOG_REQUESTS) record each request's route
+	recordRoutes bool                   // the metrics or the log (LOG_REQUESTS) record each request's route
+	delegate     atomic.Pointer[Server] // the server Reload installed, which answers in this one's place
 	export       func(ctx context.Context, w io.Writer) (int, error)
 	backup       func(ctx context.Context, w io.Writer) error
 	health       Health
@@ -78,7 +80,10 @@ type Deps struct {
 	// store (a gzipped tar). Both are the owner's; nil: no such route.
 	Export func(ctx context.Context, w io.Writer) (int, error)
 	Backup func(ctx context.Context, w io.Writer) error
-	Now    func() time.Time // the clock of the rate limits; time.Now when nil
+	// Replacement marks a server made to be installed behind a running one's listener (Reload): the running one's
+	// metrics already count its caches.
+	Replacement bool
+	Now         func() time.Time // the clock of the rate limits; time.Now when nil
 	// ReadTimeout bounds the reading of a request, from the connection's first byte; readTimeout when 0.
 	ReadTimeout time.Duration
 }
@@ -107,7 +112,9 @@ func New(cfg config.Config, site *content.Site, log *slog.Logger, deps Deps) *Se
 		owner: ratelimit.New(cmp.Or(l.Owner, d.Owner), now),
 	}
 	s.endpoints = s.apiRoutes()
-	s.metrics.Cache("board_pages", func() (uint64, uint64) { return s.pages.hits.Load(), s.pages.misses.Load() })
+	if !deps.Replacement {
+		s.metrics.Cache("board_pages", func() (uint64, uint64) { a := s.active(); return a.pages.hits.Load(), a.pages.misses.Load() })
+	}
 	s.http = &fasthttp.Server{
 		Handler:                      s.Handle,
 		Name:                         "twofold",
@@ -129,8 +136,24 @@ func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(ln) }
 // Shutdown stops accepting connections and waits for requests in flight, or for ctx.
 func (s *Server) Shutdown(ctx context.Context) error { return s.http.ShutdownWithContext(ctx) }
 
+// Reload installs next behind this server's listener: from the next request on, next answers (its routes, its
+// content), while connections and requests in flight go on. The site's content is reloaded this way (SIGHUP).
+func (s *Server) Reload(next *Server) { s.delegate.Store(next) }
+
+// active is the server that answers: the last one Reload installed, or this one.
+func (s *Server) active() *Server {
+	if d := s.delegate.Load(); d != nil {
+		return d
+	}
+	return s
+}
+
 // Handle answers one request, and records it: in the metrics, and as a line of the log (LOG_REQUESTS).
 func (s *Server) Handle(ctx *fasthttp.RequestCtx) {
+	if d := s.delegate.Load(); d != nil {
+		d.Handle(ctx)
+		return
+	}
 	if !s.recordRoutes {
 		s.handle(ctx)
 		return

@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -44,6 +45,7 @@ type Config struct {
 	LogLevel                slog.Level     // LOG_LEVEL
 	LogFormat               string         // LOG_FORMAT: json or text; empty picks text on a terminal
 	LogRequests             string         // LOG_REQUESTS: off, errors (answers of 400 and more) or all
+	SiteDir                 string         // SITE_DIR: read the site from this folder, not the copy built in; reloaded on SIGHUP
 	ShutdownTimeout         time.Duration  // SHUTDOWN_TIMEOUT
 }
 
@@ -126,6 +128,7 @@ var Vars = []Var{
 	{"PPROF", "0", "1 serves Go's profiles on METRICS_ADDR", flag(func(c *Config) *bool { return &c.Pprof })},
 	{"LOG_LEVEL", "info", "debug, info, warn or error", logLevel},
 	{"LOG_FORMAT", "text on a terminal, else JSON", "text or json", logFormat},
+	{"SITE_DIR", "unset: the site built into the binary", "read site.yaml and the pages from this folder at start and again on SIGHUP (make dev sets it)", siteDir},
 	{"LOG_REQUESTS", "errors", "a line per request: off, errors (status 400 and up) or all", logRequests},
 	{"SHUTDOWN_TIMEOUT", "10s", "how long requests in flight may finish at shutdown", shutdown},
 }
@@ -211,6 +214,18 @@ func optionalHostPort(field func(*Config) *string) func(*Config, string) error {
 }
 
 func folder(c *Config, v string) error { c.PublicDir = v; return nil } // checked once the value is final (check)
+
+func siteDir(c *Config, v string) error {
+	if v == "" {
+		c.SiteDir = ""
+		return nil
+	}
+	if fi, err := os.Stat(filepath.Join(v, "site.yaml")); err != nil || fi.IsDir() {
+		return fmt.Errorf("%q has no site.yaml: name the site folder (site)", v)
+	}
+	c.SiteDir = v
+	return nil
+}
 
 func absURL(field func(*Config) *string) func(*Config, string) error {
 	return func(c *Config, v string) error {
