@@ -2,7 +2,7 @@
 GO ?= go
 GOFILES_DIRS := build dev server templates site deploy
 
-.PHONY: run dev build bin page generate test e2e e2e-deploy lint screen-model confusables golden fuzz crash bench bench-build bench-board bench-mcp bench-og soak clean
+.PHONY: run dev build bin page generate test e2e e2e-deploy lint screen-model confusables golden fuzz crash bench bench-build bench-dev bench-board bench-mcp bench-og soak clean
 
 run: bin ## serve the whole site (pages, mirrors, API) on http://localhost:8080; Ctrl-C stops it
 	@echo "building the site into public/…"
@@ -63,11 +63,14 @@ fuzz: ## run every fuzz target for FUZZTIME each
 	  pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$fn ($$pkg)"; \
 	  $(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) || exit 1; done
 
-bench: ## every benchmark (build, board, MCP, OG) with its anchor, RUNS each; rewrites the tables of BENCHMARKS.md
+bench: ## every benchmark (build, dev, board, MCP, OG) with its anchor, RUNS each; rewrites the tables of BENCHMARKS.md
 	bash server/bench/all.sh
 
 bench-build: ## build synthetic sites of 1,000 and 10,000 pages with twofold and Hugo, side by side
 	bash build/bench/run.sh
+
+bench-dev: ## make dev against hugo server on a synthetic site of 10,000 pages: from saving one page to its new HTML served
+	go run ./build/bench -dev $${PAGES:-10000} -runs $${RUNS:-10} -work bench-out
 
 STORE ?=
 bench-board: ## the board's listing against nginx, and posting throughput (wrk, nginx); STORE=postgres: PostgreSQL beside Pebble (see BENCHMARKS.md)

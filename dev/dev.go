@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,8 +67,9 @@ type Dev struct {
 	clients map[chan event]bool
 	last    event // the last build's outcome, told to every browser that connects
 
-	builds     atomic.Int64 // builds finished, good or not
-	restarting atomic.Bool  // a template changed: the server was stopped on purpose
+	session    *generate.Session // the build kept between edits; nil until one succeeds
+	builds     atomic.Int64      // builds finished, good or not
+	restarting atomic.Bool       // a template changed: the server was stopped on purpose
 }
 
 // event is what the browsers hear: reload after a good build, failed with the errors after a bad one.
@@ -88,7 +90,7 @@ func Start(o Options) (*Dev, error) {
 		ln.Close()
 		return nil, err
 	}
-	d.build(false) // a failed first build still serves: the overlay says what to fix
+	d.build(nil) // a failed first build still serves: the overlay says what to fix
 	if err := d.startServer(); err != nil {
 		ln.Close()
 		return nil, err
@@ -170,23 +172,40 @@ func (d *Dev) Close() {
 // build renders the site into OutDir and tells the server and the browsers: on success the server reads the new
 // content (SIGHUP) and the pages reload; on failure the terminal and the pages show why, and the last good build
 // stays in OutDir (the build swaps its output in only when it succeeds).
-func (d *Dev) build(tell bool) {
+func (d *Dev) build(changed []string) {
 	defer d.builds.Add(1)
+	tell := changed != nil
 	start := time.Now()
-	report, err := generate.Build(context.Background(), generate.Options{SiteDir: d.o.SiteDir, OutDir: d.o.OutDir, BaseURL: d.base})
+	var report *generate.Report
+	var err error
+	if d.session == nil {
+		d.session, report, err = generate.NewSession(context.Background(), generate.Options{SiteDir: d.o.SiteDir, OutDir: d.o.OutDir, BaseURL: d.base})
+		if err != nil {
+			d.session = nil
+		}
+	} else {
+		rel := make([]string, len(changed))
+		for i, c := range changed {
+			rel[i] = d.session.Relative(c)
+		}
+		report, err = d.session.Update(context.Background(), rel)
+	}
 	if err != nil {
 		fmt.Fprintf(d.o.Log, "dev: build failed (the last good build keeps serving):\n%s\n", indent(err.Error()))
 		d.tell(event{"failed", err.Error()})
 		return
 	}
-	msg := fmt.Sprintf("dev: built %d pages in %s", report.Pages, time.Since(start).Round(time.Millisecond))
+	msg := fmt.Sprintf("dev: built %d pages in %s (%d files written)", report.Pages, time.Since(start).Round(time.Millisecond), report.Files)
 	if len(report.Drafts) > 0 {
 		msg += fmt.Sprintf(" (drafts left out: %s)", strings.Join(report.Drafts, ", "))
 	}
 	fmt.Fprintln(d.o.Log, msg)
 	if tell {
+		d.tell(event{name: "reload"}) // the pages are on disk: the tabs reload first
+		if err := d.session.FullText(); err != nil {
+			fmt.Fprintln(d.o.Log, "dev: llms-full.txt:", err)
+		}
 		d.hangUp()
-		d.tell(event{name: "reload"})
 	} else {
 		d.mu.Lock()
 		d.last = event{}
@@ -381,6 +400,7 @@ func (d *Dev) watch() (*fsnotify.Watcher, error) {
 		var timer *time.Timer
 		fire := make(chan struct{}, 1)
 		templates := false
+		var changed []string // the files changed since the last build
 		for {
 			select {
 			case e, ok := <-w.Events:
@@ -397,6 +417,9 @@ func (d *Dev) watch() (*fsnotify.Watcher, error) {
 				}
 				if strings.HasSuffix(e.Name, ".templ") {
 					templates = true
+				}
+				if !slices.Contains(changed, e.Name) {
+					changed = append(changed, e.Name)
 				}
 				if timer == nil {
 					timer = time.AfterFunc(d.o.Debounce, func() { fire <- struct{}{} })
@@ -418,7 +441,8 @@ func (d *Dev) watch() (*fsnotify.Watcher, error) {
 					d.done <- err
 					return
 				}
-				d.build(true)
+				d.build(changed)
+				changed = nil
 			case err, ok := <-w.Errors:
 				if !ok {
 					return

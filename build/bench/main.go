@@ -26,8 +26,16 @@ func main() {
 	work := flag.String("work", "bench-out", "folder for the generated sites and the on-disk outputs")
 	tmpfs := flag.String("tmpfs", "/dev/shm", "a tmpfs folder for the in-memory outputs; empty skips them")
 	hugo := flag.String("hugo", "hugo", "the hugo binary")
+	dev := flag.Int("dev", 0, "instead: the edit-to-served latency of make dev and hugo server on a site of this many pages")
 	flag.Parse()
 
+	if *dev > 0 {
+		if err := runDev(*dev, *runs, *work, *hugo); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*pagesFlag, *runs, *work, *tmpfs, *hugo); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)

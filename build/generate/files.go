@@ -18,10 +18,11 @@ import (
 
 // writer writes the output files under root, creating folders as needed; it is safe for concurrent use.
 type writer struct {
-	root  string
-	dirs  sync.Map
-	files atomic.Int64
-	bytes atomic.Int64
+	root    string
+	inPlace bool // writing into a folder being served (Session.Update): each file is replaced whole, by a rename
+	dirs    sync.Map
+	files   atomic.Int64
+	bytes   atomic.Int64
 }
 
 // write stores data at the site path p ("/about/index.html").
@@ -30,12 +31,32 @@ func (w *writer) write(p string, data []byte) error {
 	if err := w.mkdir(filepath.Dir(full)); err != nil {
 		return err
 	}
-	if err := os.WriteFile(full, data, 0o644); err != nil {
+	if w.inPlace {
+		if err := replaceFile(full, data); err != nil {
+			return err
+		}
+	} else if err := os.WriteFile(full, data, 0o644); err != nil {
 		return err
 	}
 	w.files.Add(1)
 	w.bytes.Add(int64(len(data)))
 	return nil
+}
+
+// replaceFile writes data beside name and renames it over name: a reader sees the old file or the new one.
+func replaceFile(name string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-"+filepath.Base(name)+"-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err = errors.Join(err, f.Chmod(0o644), f.Close()); err == nil {
+		err = os.Rename(f.Name(), name)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }
 
 // create opens the site path p for writing; the caller closes it and reports its size with wrote.

@@ -46,32 +46,39 @@ type Report struct {
 // and swapped in at the end, so a failed build leaves the previous output as it was. Content problems are
 // returned as *content.Error values (joined when there are several), each naming its file and line.
 func Build(ctx context.Context, opts Options) (*Report, error) {
+	_, _, report, err := buildKept(ctx, opts)
+	return report, err
+}
+
+// buildKept is Build, returning the builder and the pages' metadata too (a Session keeps them).
+func buildKept(ctx context.Context, opts Options) (*builder, []pageMeta, *Report, error) {
 	start := time.Now()
 	b, err := newBuilder(opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	parent := filepath.Dir(filepath.Clean(opts.OutDir))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	stage, err := os.MkdirTemp(parent, filepath.Base(opts.OutDir)+".building-")
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	if err := os.Chmod(stage, 0o755); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	b.out = &writer{root: stage}
-	if err := b.run(ctx); err != nil {
+	metas, err := b.run(ctx)
+	if err != nil {
 		os.RemoveAll(stage)
-		return nil, err
+		return nil, nil, nil, err
 	}
 	if err := swap(stage, opts.OutDir); err != nil {
 		os.RemoveAll(stage)
-		return nil, err
+		return nil, nil, nil, err
 	}
-	return &Report{BaseURL: b.site.BaseURL, Pages: len(b.files), Drafts: b.site.Drafts(), Files: int(b.out.files.Load()), Bytes: b.out.bytes.Load(), Duration: time.Since(start)}, nil
+	return b, metas, &Report{BaseURL: b.site.BaseURL, Pages: len(b.files), Drafts: b.site.Drafts(), Files: int(b.out.files.Load()), Bytes: b.out.bytes.Load(), Duration: time.Since(start)}, nil
 }
 
 // swap puts the staged folder in the place of out, removing the old output.
@@ -161,16 +168,16 @@ func newBuilder(opts Options) (*builder, error) {
 	return b, nil
 }
 
-func (b *builder) run(ctx context.Context) error {
+func (b *builder) run(ctx context.Context) ([]pageMeta, error) {
 	var err error
 	if b.style, err = b.copyStatic(); err != nil {
-		return err
+		return nil, err
 	}
 	b.links = newLinkChecker(b.site, b.staticPaths())
 	b.footerLinks = b.footer()
 	metas, err := b.renderPages(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	steps := []func([]pageMeta) error{
 		b.writeLLMs, b.writeSitemap, b.writeMarkdownIndex, b.writeNotFound,
@@ -178,10 +185,10 @@ func (b *builder) run(ctx context.Context) error {
 	}
 	for _, step := range steps {
 		if err := step(metas); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return metas, nil
 }
 
 // renderPages renders every page in parallel and writes the results from one goroutine: on a 2-core machine the

@@ -241,20 +241,31 @@ func (b *builder) newFullText() (*fullText, error) {
 		return &fullText{b: b}, err
 	}
 	t := &fullText{b: b, f: f, w: bufio.NewWriterSize(f, 256<<10)}
-	n, _ := fmt.Fprintf(t.w, "# %s: every page in full\n\n> %s\n\n", b.site.Title, oneLine(b.site.Owner.Tagline))
-	m, _ := fmt.Fprintf(t.w, "This file holds the markdown mirror of each page of %s, in the order of %s. Each mirror starts with its address.\n", b.site.BaseURL, b.site.URL(pathLLMs))
-	t.n = int64(n + m)
+	n, _ := b.fullTextHeader(t.w)
+	t.n = int64(n)
 	return t, nil
 }
 
-func (t *fullText) add(r *rendered) error {
-	n, err := fmt.Fprintf(t.w, "\n\n<!-- %s -->\n\n", t.b.site.URL("/"+r.meta.id+".md"))
-	t.n += int64(n)
+// fullTextHeader writes the top of llms-full.txt.
+func (b *builder) fullTextHeader(w io.Writer) (int, error) {
+	n, _ := fmt.Fprintf(w, "# %s: every page in full\n\n> %s\n\n", b.site.Title, oneLine(b.site.Owner.Tagline))
+	m, err := fmt.Fprintf(w, "This file holds the markdown mirror of each page of %s, in the order of %s. Each mirror starts with its address.\n", b.site.BaseURL, b.site.URL(pathLLMs))
+	return n + m, err
+}
+
+// fullTextEntry writes one page's mirror into llms-full.txt, after its address.
+func (b *builder) fullTextEntry(w io.Writer, id string, mirror []byte) (int, error) {
+	n, err := fmt.Fprintf(w, "\n\n<!-- %s -->\n\n", b.site.URL("/"+id+".md"))
 	if err != nil {
-		return err
+		return n, err
 	}
-	m, err := t.w.Write(r.mirror.Bytes())
-	t.n += int64(m)
+	m, err := w.Write(mirror)
+	return n + m, err
+}
+
+func (t *fullText) add(r *rendered) error {
+	n, err := t.b.fullTextEntry(t.w, r.meta.id, r.mirror.Bytes())
+	t.n += int64(n)
 	return err
 }
 

@@ -11,7 +11,7 @@ export RUNS=${RUNS:-3}
 out=bench-out/report
 mkdir -p "$out"
 failed=()
-BENCHES=${BENCHES:-build board mcp og}
+BENCHES=${BENCHES:-build dev board mcp og}
 run() { # name command...
   local name=$1; shift
   if [[ " $BENCHES " != *" $name "* ]]; then
@@ -24,6 +24,7 @@ run() { # name command...
   fi
 }
 run build bash build/bench/run.sh
+run dev go run ./build/bench -dev 10000 -runs "$((RUNS * 3))" -work bench-out
 run board bash server/bench/run.sh
 run mcp bash server/bench/mcp.sh
 run og bash server/bench/og.sh
@@ -51,7 +52,7 @@ notes=$(sed -n '/^<!-- notes -->$/,$p' BENCHMARKS.md 2>/dev/null || true)
   echo "| Go | $(go env GOVERSION) |"
   echo "| anchors | Hugo $(version hugo version | awk '{print $2}'), $(version nginx -v | sed 's/.*: //'), wrk $(version wrk -v | awk '{print $2}'), Node $(version node --version) |"
   echo
-  for s in build:"Build: twofold against Hugo (make bench-build)" board:"Board: the listing against nginx, and posting (make bench-board)" \
+  for s in build:"Build: twofold against Hugo (make bench-build)" dev:"Editing: make dev against hugo server (make bench-dev)" board:"Board: the listing against nginx, and posting (make bench-board)" \
            mcp:"MCP: against the official go-sdk (make bench-mcp)" og:"Open Graph: against @vercel/og, and plain fasthttp (make bench-og)"; do
     name=${s%%:*}; title=${s#*:}
     echo "## $title"
