@@ -179,7 +179,7 @@ func (d *Dev) build(changed []string) {
 	var report *generate.Report
 	var err error
 	if d.session == nil {
-		d.session, report, err = generate.NewSession(context.Background(), generate.Options{SiteDir: d.o.SiteDir, OutDir: d.o.OutDir, BaseURL: d.base})
+		d.session, report, err = generate.NewSession(context.Background(), generate.Options{SiteDir: d.o.SiteDir, OutDir: d.o.OutDir, BaseURL: d.base, Drafts: true})
 		if err != nil {
 			d.session = nil
 		}
@@ -196,9 +196,6 @@ func (d *Dev) build(changed []string) {
 		return
 	}
 	msg := fmt.Sprintf("dev: built %d pages in %s (%d files written)", report.Pages, time.Since(start).Round(time.Millisecond), report.Files)
-	if len(report.Drafts) > 0 {
-		msg += fmt.Sprintf(" (drafts left out: %s)", strings.Join(report.Drafts, ", "))
-	}
 	fmt.Fprintln(d.o.Log, msg)
 	if tell {
 		d.tell(event{name: "reload"}) // the pages are on disk: the tabs reload first

@@ -33,6 +33,7 @@ type PageBody struct {
 	UpdatedText string // reader's form, "2 January 2006"
 	Mirror      string
 	Writing     bool // show the owner's recent writing (filled in by home.js)
+	Draft       bool // a draft, shown by make dev only: a banner says it is not published
 }
 
 // Note is a note of the board as the board page shows it.

@@ -30,6 +30,7 @@ type Options struct {
 	OutDir  string // replaced whole, and only when the build succeeds
 	BaseURL string // the address the site is built for; empty means site.yaml's baseURL
 	Workers int    // pages rendered at once; 0 means two per CPU
+	Drafts  bool   // build draft pages too, each with a banner (make dev); a published build leaves them out
 }
 
 // Report says what a build wrote.
@@ -151,7 +152,12 @@ func newBuilder(opts Options) (*builder, error) {
 			site.Owner.Links[i].URL = string(content.Rebase([]byte(l.URL), srcBase, site.BaseURL))
 		}
 	}
-	files, _, err := content.Published(fsys, site)
+	var files []content.PageFile
+	if opts.Drafts {
+		files, err = content.PageFiles(fsys, site) // every page, drafts with their banner
+	} else {
+		files, _, err = content.Published(fsys, site)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -384,6 +384,17 @@ func TestDrafts(t *testing.T) {
 		}
 		return nil
 	})
+	// make dev builds drafts too, each with a banner.
+	dev := filepath.Join(t.TempDir(), "public")
+	if _, err := Build(context.Background(), Options{SiteDir: siteDir, OutDir: dev, Drafts: true}); err != nil {
+		t.Fatal(err)
+	}
+	if page, err := os.ReadFile(filepath.Join(dev, "later", "index.html")); err != nil || !strings.Contains(string(page), `class="draft-banner"`) || !strings.Contains(string(page), "A secret plan.") {
+		t.Errorf("the draft with Drafts: %v %.200s", err, page)
+	}
+	if page, _ := os.ReadFile(filepath.Join(dev, "index.html")); strings.Contains(string(page), "draft-banner") {
+		t.Error("a published page has the draft banner")
+	}
 	// A published page that links to the draft breaks the build, as a link to any missing page does.
 	for i := range a.Files {
 		if a.Files[i].Name == "pages/index.md" {

@@ -196,6 +196,7 @@ func (b *builder) renderHTML(w io.Writer, p *content.Page, body templ.Component)
 		UpdatedText: p.LastModified.Format(dateText),
 		Mirror:      p.MirrorPath(),
 		Writing:     p.ID == homePage && b.scripts[homeScript] != "",
+		Draft:       p.Draft,
 	}
 	if p.Layout == "board" {
 		notes, err := b.genesisNotes()
