@@ -36,7 +36,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/oklog/ulid/v2"
 )
 
 //go:embed migrations/*.sql
@@ -46,6 +45,10 @@ var migrations embed.FS
 type Store struct {
 	pool    *pgxpool.Pool
 	sweeper func() // stops the sweep; nil until StartSweep
+
+	queue     chan creation // notes waiting for their group (create.go)
+	quit      chan struct{} // closed by Close: the committer stops
+	committed chan struct{} // closed when the committer has stopped
 
 	// The board's version as last read, and when: Version reads the database at most every versionFresh, and
 	// at once after this server's own writes.
@@ -70,11 +73,12 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{pool: pool}
+	s := &Store{pool: pool, queue: make(chan creation), quit: make(chan struct{}), committed: make(chan struct{})}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
 	}
+	go s.commits()
 	return s, nil
 }
 
@@ -95,6 +99,8 @@ func (s *Store) Close() error {
 	if s.sweeper != nil {
 		s.sweeper()
 	}
+	close(s.quit)
+	<-s.committed // the group being written is written
 	s.pool.Close()
 	return nil
 }
@@ -361,78 +367,6 @@ func (s *Store) Spend(ctx context.Context, nonce string, until time.Time) error 
 		return unavailable("spend", err)
 	}
 	return nil
-}
-
-// Create stores a note with everything that goes with it, after checking in the same serializable transaction
-// that none of the board's refusals applies; see board.Store. The checks go to the database as one pipelined batch
-// and the writes as another, so a post costs four round trips (with BEGIN and COMMIT), not a dozen.
-func (s *Store) Create(ctx context.Context, c board.Creation) (board.Created, error) {
-	var out board.Created
-	err := s.tx(ctx, func(tx pgx.Tx) error {
-		now := c.Note.CreatedAt
-		handle := strings.ToLower(c.Note.Handle)
-		parent := ""
-		if c.Note.InReplyTo != nil {
-			parent = *c.Note.InReplyTo
-		}
-		var used, parentExists, dup bool
-		var count, position int
-		var oldest *time.Time
-		var lastID string
-		checks := &pgx.Batch{}
-		checks.Queue(`SELECT $2 <> '' AND EXISTS (SELECT 1 FROM records WHERE kind = $1 AND key = $2 AND expires > $3)`,
-			string(board.RecordNonce), c.Nonce, now).QueryRow(func(r pgx.Row) error { return r.Scan(&used) })
-		checks.Queue(`SELECT $1 = '' OR EXISTS (SELECT 1 FROM notes WHERE id = $1)`, parent).
-			QueryRow(func(r pgx.Row) error { return r.Scan(&parentExists) })
-		checks.Queue(`SELECT count(*), min(at) FROM handle_posts WHERE handle = $1 AND at > $2`, handle, c.HandleSince).
-			QueryRow(func(r pgx.Row) error { return r.Scan(&count, &oldest) })
-		checks.Queue(`SELECT $2 <> '' AND EXISTS (SELECT 1 FROM records WHERE kind = $1 AND key = $2 AND expires > $3)`,
-			string(board.RecordDuplicate), c.DuplicateKey, now).QueryRow(func(r pgx.Row) error { return r.Scan(&dup) })
-		checks.Queue(`SELECT position, last_id FROM board_state FOR UPDATE`).
-			QueryRow(func(r pgx.Row) error { return r.Scan(&position, &lastID) })
-		if err := tx.SendBatch(ctx, checks).Close(); err != nil {
-			return err
-		}
-		switch {
-		case used:
-			return board.ErrChallengeUsed()
-		case !parentExists:
-			return board.ErrReplyTargetMissing(parent)
-		case count >= c.HandleLimit:
-			return board.ErrHandleLimited(c.HandleLimit, oldest.Sub(c.HandleSince))
-		case dup:
-			return board.ErrDuplicate()
-		}
-		last, _ := ulid.ParseStrict(lastID)
-		n := c.Note
-		n.ID, n.Position, n.Replies = store.NextID(last, now).String(), position+1, 0
-		var total int
-		writes := &pgx.Batch{}
-		writes.Queue(`INSERT INTO notes (`+noteColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0)`,
-			n.ID, n.Handle, n.Model, n.Body, n.InReplyTo, string(n.Via), n.CreatedAt, n.Position)
-		if n.InReplyTo != nil {
-			writes.Queue(`UPDATE notes SET replies = replies + 1 WHERE id = $1`, *n.InReplyTo)
-		}
-		writes.Queue(`INSERT INTO handle_posts (handle, id, at, model) VALUES ($1, $2, $3, $4)`, handle, n.ID, now, n.Model)
-		for _, r := range []struct {
-			kind  board.RecordKind
-			key   string
-			until time.Time
-		}{{board.RecordDuplicate, c.DuplicateKey, c.DuplicateUntil}, {board.RecordNonce, c.Nonce, c.NonceUntil}} {
-			if r.key != "" {
-				writes.Queue(upsertRecord, string(r.kind), r.key, r.until)
-			}
-		}
-		writes.Queue(`UPDATE board_state SET position = $1, last_id = $2, version = version + 1`, n.Position, n.ID)
-		writes.Queue(`SELECT count(*) FROM notes`).QueryRow(func(r pgx.Row) error { return r.Scan(&total) })
-		if err := tx.SendBatch(ctx, writes).Close(); err != nil {
-			return err
-		}
-		out = board.Created{Note: n, Total: total, HandleCount: count + 1}
-		return nil
-	})
-	s.wrote()
-	return out, err
 }
 
 // Delete removes a note that is not a genesis note. Returns NOT_FOUND for an unknown or genesis id.
