@@ -103,6 +103,7 @@ func Start(o Options) (*Dev, error) {
 	proxy := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(d.target)
+			r.SetXForwarded()      // the server keys its limits by the browser's address (TRUSTED_PROXIES)
 			r.Out.Host = r.In.Host // the server sees the address the browser asked for
 			r.Out.Header.Del("Accept-Encoding")
 		},
@@ -117,13 +118,40 @@ func Start(o Options) (*Dev, error) {
 	})
 	mux.HandleFunc(eventsPath, d.events)
 	mux.Handle("/", proxy)
-	d.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	d.srv = &http.Server{Handler: localOnly(mux), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	go func() { d.done <- d.srv.Serve(ln) }()
 	return d, nil
 }
 
 // Addr is where dev serves.
 func (d *Dev) Addr() string { return localAddr(d.ln.Addr()) }
+
+// localOnly answers only requests addressed to this machine by name (localhost, a loopback address): dev serves
+// drafts and build errors, and a page elsewhere that rebinds its own name to 127.0.0.1 must not read them.
+func localOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		ip := net.ParseIP(strings.Trim(host, "[]"))
+		if host != "localhost" && !strings.HasSuffix(host, ".localhost") && (ip == nil || !ip.IsLoopback()) {
+			http.Error(w, "make dev answers only localhost: open http://localhost"+portOf(r.Host)+"/", http.StatusMisdirectedRequest)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func portOf(hostport string) string {
+	if _, p, err := net.SplitHostPort(hostport); err == nil {
+		return ":" + p
+	}
+	return ""
+}
+
+// maxStreams bounds the browsers' event streams (tabs) dev holds at once.
+const maxStreams = 64
 
 // localAddr writes a listener's address as a browser opens it: localhost for a loopback or unspecified host.
 func localAddr(a net.Addr) string {
@@ -239,6 +267,11 @@ func (d *Dev) events(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	c := make(chan event, 4)
 	d.mu.Lock()
+	if len(d.clients) >= maxStreams {
+		d.mu.Unlock()
+		http.Error(w, "too many open tabs", http.StatusServiceUnavailable)
+		return
+	}
 	d.clients[c] = true
 	last := d.last
 	d.mu.Unlock()
@@ -310,7 +343,10 @@ func (d *Dev) startServer() error {
 	l.Close()
 	d.target = &url.URL{Scheme: "http", Host: addr}
 	cmd := exec.Command(d.o.Server)
-	cmd.Env = append(os.Environ(), "ADDR="+addr, "SITE_DIR="+d.o.SiteDir, "PUBLIC_DIR="+d.o.OutDir, "BASE_URL="+d.base)
+	// The board of make dev is the local one in DATA_DIR, whatever STORE_URL the shell holds for a real server.
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "STORE_URL=") })
+	cmd.Env = append(env, "ADDR="+addr, "SITE_DIR="+d.o.SiteDir, "PUBLIC_DIR="+d.o.OutDir, "BASE_URL="+d.base,
+		"TRUSTED_PROXIES=127.0.0.1")
 	if os.Getenv("LOG_REQUESTS") == "" {
 		cmd.Env = append(cmd.Env, "LOG_REQUESTS=all")
 	}

@@ -139,6 +139,14 @@ func TestWatchEditAddRemoveBreakFix(t *testing.T) {
 	if _, js := get(t, base+livePath); !strings.Contains(js, "EventSource") {
 		t.Fatal("no live script")
 	}
+	// Only this machine's names: a page that rebinds its own name to 127.0.0.1 reads no draft and no error.
+	req, _ := http.NewRequest("GET", base+eventsPath, nil)
+	req.Host = "rebind.evil.example:80"
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusMisdirectedRequest {
+		t.Errorf("a foreign Host: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	write := func(name, text string) {
 		t.Helper()
 		if err := os.WriteFile(filepath.Join(siteDir, name), []byte(text), 0o644); err != nil {

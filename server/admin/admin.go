@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"twofold/server/board"
@@ -68,7 +70,17 @@ func Run(ctx context.Context, args []string, env Env) int {
 	}
 	c := &client{base: strings.TrimRight(*base, "/"), token: env.Getenv("ADMIN_TOKEN"), http: env.Client, json: *asJSON, out: env.Stdout}
 	if c.http == nil {
-		c.http = &http.Client{Timeout: time.Minute}
+		// No overall timeout: a backup of a large store takes minutes to arrive; a server that does not answer at
+		// all is given a minute.
+		c.http = &http.Client{Transport: &http.Transport{ResponseHeaderTimeout: time.Minute, Proxy: http.ProxyFromEnvironment}}
+	}
+	// A redirect is reported, never followed with the token.
+	c.http.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	if u, err := url.Parse(c.base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return usage(env, fmt.Sprintf("-url %q is not an http(s) address", c.base))
+	} else if u.Scheme == "http" && c.token != "" && !loopbackHost(u.Hostname()) {
+		fmt.Fprintf(env.Stderr, "server admin: %s is not https: ADMIN_TOKEN would cross the network in the clear; use https\n", c.base)
+		return 2
 	}
 	cmd, rest := flags.Arg(0), flags.Args()[1:]
 	var err error
@@ -263,7 +275,7 @@ func (c *client) thread(ctx context.Context, id string) error {
 	}
 	fmt.Fprintln(c.out, "note:")
 	c.table([]board.Note{t.Note})
-	fmt.Fprintln(c.out, t.Note.Body)
+	fmt.Fprintln(c.out, printable(t.Note.Body))
 	fmt.Fprintf(c.out, "%d replies:\n", len(t.Replies))
 	c.table(t.Replies)
 	return nil
@@ -277,7 +289,7 @@ func (c *client) audit(ctx context.Context, limit int) error {
 	w := tabwriter.NewWriter(c.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "AT\tHANDLE\tCATEGORY\tFIELD\tVIA\tCLIENT\tBODY")
 	for _, r := range a.Rejections {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.At.Format(time.DateTime), line(r.Handle, 32), r.Category, r.Field, r.Via, r.Client, line(r.Body, 60))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.At.Format(time.DateTime), line(r.Handle, 32), line(r.Category, 20), line(r.Field, 8), line(string(r.Via), 12), line(r.Client, 40), line(r.Body, 60))
 	}
 	w.Flush()
 	fmt.Fprintf(c.out, "%d refused notes\n", len(a.Rejections))
@@ -294,7 +306,7 @@ func (c *client) blocks(ctx context.Context) error {
 	w := tabwriter.NewWriter(c.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "HANDLE\tBLOCKED AT")
 	for _, x := range b.Blocks {
-		fmt.Fprintf(w, "%s\t%s\n", x.Handle, x.At.Format(time.DateTime))
+		fmt.Fprintf(w, "%s\t%s\n", line(x.Handle, 32), x.At.Format(time.DateTime))
 	}
 	w.Flush()
 	fmt.Fprintf(c.out, "%d blocked handles\n", len(b.Blocks))
@@ -319,14 +331,33 @@ func (c *client) table(notes []board.Note) {
 	w := tabwriter.NewWriter(c.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "#\tID\tAT\tHANDLE\tVIA\tREPLIES\tBODY")
 	for _, n := range notes {
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\n", n.Position, n.ID, n.CreatedAt.Format(time.DateTime), n.Handle, n.Via, n.Replies, line(n.Body, 60))
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\n", n.Position, line(n.ID, 26), n.CreatedAt.Format(time.DateTime), line(n.Handle, 32), line(string(n.Via), 12), n.Replies, line(n.Body, 60))
 	}
 	w.Flush()
 }
 
-// line is text on one line of at most n characters.
+// loopbackHost reports a name or address of this machine.
+func loopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// printable writes a stranger's text for a terminal: control characters (escape sequences) as \u escapes.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' || !unicode.IsControl(r) && !unicode.Is(unicode.Cf, r) {
+			return r
+		}
+		return '\uFFFD'
+	}, s)
+}
+
+// line is text on one line of at most n characters, printable on a terminal.
 func line(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(printable(s)), " ")
 	if utf8.RuneCountInString(s) > n {
 		return string([]rune(s)[:n-1]) + "…"
 	}

@@ -125,6 +125,7 @@ func New(cfg config.Config, site *content.Site, log *slog.Logger, deps Deps) *Se
 		WriteBufferSize:              32 << 10, // a page of the board (13 KB) leaves in one write, not four
 		DisablePreParseMultipartForm: true,
 		ErrorHandler:                 s.handleParseError,
+		HeaderReceived:               downloads,
 		Logger:                       fasthttpLogger{log},
 	}
 	return s
@@ -136,9 +137,32 @@ func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(ln) }
 // Shutdown stops accepting connections and waits for requests in flight, or for ctx.
 func (s *Server) Shutdown(ctx context.Context) error { return s.http.ShutdownWithContext(ctx) }
 
+// downloadTimeout is how long the owner's downloads (a backup, an export) may take to send: a store of some hundred
+// megabytes over a slow line takes minutes, where every other answer has writeTimeout.
+const downloadTimeout = time.Hour
+
+// downloads gives the owner's downloads their own write timeout.
+func downloads(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	if p := h.RequestURI(); bytes.HasPrefix(p, []byte(paths.Backup)) || bytes.HasPrefix(p, []byte(paths.Export)) {
+		return fasthttp.RequestConfig{WriteTimeout: downloadTimeout}
+	}
+	return fasthttp.RequestConfig{}
+}
+
+// responseSize is the size of the answer's body, without reading a streamed body (a backup) into memory.
+func responseSize(ctx *fasthttp.RequestCtx) int {
+	if ctx.Response.IsBodyStream() {
+		return ctx.Response.Header.ContentLength()
+	}
+	return len(ctx.Response.Body())
+}
+
 // Reload installs next behind this server's listener: from the next request on, next answers (its routes, its
 // content), while connections and requests in flight go on. The site's content is reloaded this way (SIGHUP).
-func (s *Server) Reload(next *Server) { s.delegate.Store(next) }
+func (s *Server) Reload(next *Server) {
+	next.limits = s.limits // the per-address limits carry on: a reload is no way around them
+	s.delegate.Store(next)
+}
 
 // active is the server that answers: the last one Reload installed, or this one.
 func (s *Server) active() *Server {
@@ -184,7 +208,7 @@ func (s *Server) logRequest(ctx *fasthttp.RequestCtx, route string, status int, 
 		slog.String("route", route),
 		slog.Int("status", status),
 		slog.Float64("ms", float64(took.Microseconds())/1000),
-		slog.Int("bytes", len(ctx.Response.Body())),
+		slog.Int("bytes", responseSize(ctx)),
 		slog.String("client", s.clientIP(ctx).String()))
 }
 

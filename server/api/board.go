@@ -424,7 +424,12 @@ func (s *Server) getBackup(ctx *fasthttp.RequestCtx) {
 	if !s.requireOwner(ctx) {
 		return
 	}
-	f, err := os.CreateTemp("", "twofold-backup-*.tar.gz")
+	// The copy waits in DATA_DIR, which the server may write (a container may have no /tmp), beside the store.
+	dir := s.cfg.DataDir
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		dir = ""
+	}
+	f, err := os.CreateTemp(dir, ".twofold-backup-*.tar.gz")
 	if err != nil {
 		s.writeError(ctx, fmt.Errorf("backup: %w", err))
 		return

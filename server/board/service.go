@@ -231,11 +231,6 @@ func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (p *Posted, 
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
-	if blocked, err := s.Store.Blocked(ctx, in.Handle); err != nil {
-		return nil, err
-	} else if blocked {
-		return nil, ErrHandleBlocked(in.Handle)
-	}
 	now := s.Now().UTC().Truncate(time.Microsecond) // what every store keeps (PostgreSQL: microseconds)
 	if in.Challenge == nil || (in.Challenge.ID == "" && in.Challenge.Answer == "") {
 		return nil, errcode.New(errcode.ChallengeRequired, "a solved challenge is required",
@@ -257,6 +252,18 @@ func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (p *Posted, 
 			}
 		}
 		return nil, err
+	}
+	// Blocked only past a solved challenge, so that whether a handle is blocked cannot be asked for free; the
+	// refusal spends the challenge, as every refusal does.
+	if blocked, err := s.Store.Blocked(ctx, in.Handle); err != nil {
+		return nil, err
+	} else if blocked {
+		if nonce != "" {
+			if err := s.Store.Spend(ctx, nonce, nonceUntil); err != nil {
+				return nil, err
+			}
+		}
+		return nil, ErrHandleBlocked(in.Handle)
 	}
 	parent, err := in.ReplyTarget()
 	if err != nil {

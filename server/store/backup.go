@@ -82,19 +82,44 @@ func removeAllIn(fs vfs.FS, dir string) {
 }
 
 // Restore unpacks a copy written by Backup into dir, which must be empty or absent, and checks that it opens as a
-// store; it returns the number of notes the copy holds. Restore runs with no server on dir.
+// store; it returns the number of notes the copy holds. The copy is unpacked beside dir and moved into place only
+// when all of it arrived, checksum included, and opens: a damaged or cut copy leaves nothing behind. Restore runs
+// with no server on dir.
 func Restore(r io.Reader, dir string) (int, error) {
+	dir = filepath.Clean(dir)
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return 0, fmt.Errorf("restore: %s is not empty: restore into a new folder, then point DATA_DIR at it", dir)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return 0, fmt.Errorf("restore: %w", err)
 	}
+	partial, err := os.MkdirTemp(filepath.Dir(dir), filepath.Base(dir)+".restoring-")
+	if err != nil {
+		return 0, fmt.Errorf("restore: %w", err)
+	}
+	n, err := unpack(r, partial)
+	if err == nil {
+		os.Remove(dir) // empty or absent
+		err = os.Rename(partial, dir)
+	}
+	if err != nil {
+		os.RemoveAll(partial)
+		return 0, err
+	}
+	return n, nil
+}
+
+// restoreLimit bounds what a copy may unpack to: a damaged or hostile archive does not fill the disk.
+const restoreLimit = 64 << 30
+
+func unpack(r io.Reader, dir string) (int, error) {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
 		return 0, fmt.Errorf("restore: not a backup (gzip): %w", err)
 	}
 	tr := tar.NewReader(zr)
+	var total int64
+	has := map[string]bool{}
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
@@ -107,6 +132,9 @@ func Restore(r io.Reader, dir string) (int, error) {
 		if h.Typeflag != tar.TypeReg || name != h.Name || strings.HasPrefix(name, ".") {
 			return 0, fmt.Errorf("restore: unexpected entry %q in the backup", h.Name)
 		}
+		if total += h.Size; total > restoreLimit {
+			return 0, fmt.Errorf("restore: the backup unpacks to more than %d GiB", restoreLimit>>30)
+		}
 		f, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 		if err != nil {
 			return 0, fmt.Errorf("restore: %w", err)
@@ -115,6 +143,17 @@ func Restore(r io.Reader, dir string) (int, error) {
 		if err = errors.Join(err, f.Sync(), f.Close()); err != nil {
 			return 0, fmt.Errorf("restore: %s: %w", name, err)
 		}
+		has[name] = true
+		if strings.HasPrefix(name, "MANIFEST-") {
+			has["MANIFEST"] = true
+		}
+	}
+	// The end of the tar is not the end of the gzip stream: read to its end, where its checksum is checked.
+	if _, err := io.Copy(io.Discard, zr); err != nil {
+		return 0, fmt.Errorf("restore: the backup is damaged: %w", err)
+	}
+	if !has["MANIFEST"] {
+		return 0, errors.New("restore: the archive holds no store (no MANIFEST): is it a backup of this server?")
 	}
 	s, err := Open(dir, slog.New(slog.DiscardHandler))
 	if err != nil {

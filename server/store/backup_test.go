@@ -1,7 +1,9 @@
 package store
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -101,5 +103,30 @@ func TestBackupWhileServingRestores(t *testing.T) {
 	if _, err := Restore(bytes.NewReader(cut), filepath.Join(dir, "cut")); err == nil {
 		t.Error("a backup cut in half restored")
 	}
-	os.RemoveAll(filepath.Join(dir, "cut"))
+	// A flipped byte of the gzip checksum, after the tar's end: damaged, not restored.
+	flipped := bytes.Clone(copy.Bytes())
+	flipped[len(flipped)-5] ^= 0xff
+	if _, err := Restore(bytes.NewReader(flipped), filepath.Join(dir, "flipped")); err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Errorf("a backup with a wrong checksum: %v", err)
+	}
+	// An archive with no store in it.
+	var empty bytes.Buffer
+	zw := gzip.NewWriter(&empty)
+	tar.NewWriter(zw).Close()
+	zw.Close()
+	if _, err := Restore(&empty, filepath.Join(dir, "empty")); err == nil || !strings.Contains(err.Error(), "no store") {
+		t.Errorf("an empty archive: %v", err)
+	}
+	// A failed restore leaves nothing behind: the same folder takes a good copy next.
+	for _, name := range []string{"cut", "flipped", "empty"} {
+		if entries, _ := os.ReadDir(filepath.Join(dir, name)); len(entries) > 0 {
+			t.Errorf("a failed restore left %d files in %s", len(entries), name)
+		}
+	}
+	if leftovers, _ := filepath.Glob(filepath.Join(dir, "*.restoring-*")); len(leftovers) > 0 {
+		t.Errorf("a failed restore left %v", leftovers)
+	}
+	if _, err := Restore(bytes.NewReader(copy.Bytes()), filepath.Join(dir, "cut")); err != nil {
+		t.Errorf("a good copy after a failed one: %v", err)
+	}
 }
