@@ -28,7 +28,7 @@ var (
 	phoneNear   = regexp.MustCompile(`(?:call|text|phone|tel|whatsapp|signal|telegram|number|reach|ring|mobile|cell|handy|móvil|movil|celular|portable|telefon\w*|teléfono|telefone|телефон|номер|電話|电话|전화|फोन|هاتف|رقم)\W{0,3}(?:\w+\W+){0,3}$`)
 	decimalRE   = regexp.MustCompile(`^\d+[.,]\d{1,3}$`)
 	dateRE      = regexp.MustCompile(`^\d{4}[-./]\d{1,2}[-./]\d{1,2}|^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$`)
-	placeholder = regexp.MustCompile(`(?:example|placeholder|your_?key|xxxx|<[^>]*>|\*\*\*|redacted|changeme|dummy|fake|sample|test)`)
+	placeholder = regexp.MustCompile(`(?:example|anytown|john doe|jane doe|jane roe|placeholder|your_?key|xxxx|<[^>]*>|\*\*\*|redacted|changeme|dummy|fake|sample|test)`)
 )
 
 // labelledWords finds, in one pass, whether any label of a personal detail is in a text at all.
@@ -55,11 +55,13 @@ var (
 	roleLocal      = regexp.MustCompile(`^(?:[a-z0-9]+[._-])?(?:security|secure|support|help|helpdesk|info|contact|press|media|abuse|privacy|dpo|legal|hello|admin|noreply|no-reply|donotreply|sales|team|webmaster|postmaster|hostmaster|cfp|jobs|careers|feedback|billing|office|service|enquiries|inquiries|hr|psirt|cert|disclosure|bugs?|report|reports|vulnerabilit(?:y|ies)|bounty|compliance|partners|marketing|newsletter|events|community|docs|maintainers|ops|oncall|it|accounts|editor|editors|letters|tips|news|redaktion|kontakt|soporte|contacto|ayuda|presse|rgpd)(?:[+._-][a-z0-9]+)?$`)
 	freeMail       = regexp.MustCompile(`^(?:gmail|googlemail|yahoo|ymail|hotmail|outlook|live|msn|aol|icloud|me|mac|proton|protonmail|pm|gmx|web|mail|yandex|qq|163|126|naver|daum|hanmail|libero|orange|free|wanadoo|t-online|seznam|wp|o2|interia|rambler|bk|inbox|list|zoho|fastmail|tutanota|tuta|hey)\.`)
 	// Phone numbers named as a service: helplines, hotlines, support desks, offices.
-	serviceLine = regexp.MustCompile(`(?:helpline|hotline|lifeline|crisis|samaritans|support|helpdesk|service|customer|office|reception|switchboard|line is|call center|call centre|seelsorge|amico|ligne|línea|linea|linha|notruf|emergency|poison|befrienders|cvv|telefonseelsorge|kindertelefon|childline|988|116|toll[- ]free|freephone|gratis|free|kostenlos|gratuit\w*|numéro vert|número gratuito|горяч\w* лини|телефон доверия|相談|热线|상담|ホットライン|いのちの電話|preventie|prevention|prevención|prävention|prévention|prevenzione)`)
-	fictional   = regexp.MustCompile(`\b555[-. ]?01\d\d\b|\(?\b\d{3}\)?[-. ]?555[-. ]?01\d\d\b`)
-	isbnLabel   = regexp.MustCompile(`\bisbn(?:-1[03])?\W{0,3}(?:\w+\W{1,3}){0,2}$`) // "ISBN 978-…", "ISBN numarası 978-…"
-	isbnNear    = regexp.MustCompile(`\bisbn(?:-1[03])?\b|\b97[89][- ]?\d`)
-	testCards   = map[string]bool{"4111111111111111": true, "4242424242424242": true, "5555555555554444": true,
+	serviceLine = regexp.MustCompile(`(?:helpline|hotline|lifeline|crisis|samaritans|support|helpdesk|service|customer|office|reception|switchboard|line is|call center|call centre|seelsorge|amico|ligne|línea|linea|linha|notruf|emergency|suicid\w*|samob[oó]j\w*|selbstmord\w*|самоубийств\w*|自殺|自杀|자살|telefon zaufania|poison|befrienders|cvv|telefonseelsorge|kindertelefon|childline|988|116|toll[- ]free|freephone|gratis|free|kostenlos|gratuit\w*|numéro vert|número gratuito|горяч\w* лини|телефон доверия|相談|热线|상담|ホットライン|いのちの電話|preventie|prevention|prevención|prävention|prévention|prevenzione)`)
+	// Numbers for fiction and examples: North America's 555-01xx, and Ofcom's drama ranges (020 7946 0xxx, 07700 900xxx).
+	fictional = regexp.MustCompile(`\b555[-. ]?01\d\d\b|\(?\b\d{3}\)?[-. ]?555[-. ]?01\d\d\b|(?:\+44\s?\(?0?\)?\s?|\b0)20\s?7946\s?0\d{3}\b|(?:\+44\s?\(?0?\)?\s?|\b0)7700\s?900\s?\d{3}\b`)
+	ssnSaid   = regexp.MustCompile(`\b(?:ssn|social security|social sec|soc sec)\b`)
+	isbnLabel = regexp.MustCompile(`\bisbn(?:-1[03])?\W{0,3}(?:\w+\W{1,3}){0,2}$`) // "ISBN 978-…", "ISBN numarası 978-…"
+	isbnNear  = regexp.MustCompile(`\bisbn(?:-1[03])?\b|\b97[89][- ]?\d`)
+	testCards = map[string]bool{"4111111111111111": true, "4242424242424242": true, "5555555555554444": true,
 		"4012888888881881": true, "378282246310005": true, "371449635398431": true, "6011111111111117": true,
 		"5105105105105100": true, "4000056655665556": true, "2223003122003222": true, "30569309025904": true,
 		"6011000990139424": true, "3530111333300000": true, "4000000000000002": true, "4000000000000077": true,
@@ -117,8 +119,15 @@ func personalData(v views) bool {
 			}
 		}
 	}
-	if digitCount > 0 && streetNamed(t, words) && (streetRE.MatchString(t) || streetPre.MatchString(t)) {
-		return true
+	if digitCount > 0 && streetNamed(t, words) {
+		for _, re := range []*regexp.Regexp{streetRE, streetPre} {
+			for _, loc := range re.FindAllStringIndex(t, -1) {
+				// "123 Example Street", "123 Main St, Anytown": the addresses of documentation and test data.
+				if !placeholder.MatchString(t[loc[0]:min(len(t), loc[1]+12)]) {
+					return true
+				}
+			}
+		}
 	}
 	if digitCount < 7 {
 		return false
@@ -128,12 +137,16 @@ func personalData(v views) bool {
 		if partOfLongerNumber(t, loc[0], loc[1]) || isbnLabel.MatchString(t[max(0, loc[0]-60):loc[0]]) {
 			continue // "978-605-09-1234-5" holds the shape of a social security number
 		}
+		if !strings.Contains(t[loc[0]:loc[1]], "-") && !ssnSaid.MatchString(t) {
+			continue // "800 70 2222" is a phone number unless the note says social security
+		}
 		if area != "000" && area != "666" && area[0] != '9' && group != "00" && serial != "0000" {
 			return true
 		}
 	}
 	for _, loc := range cardRE.FindAllStringIndex(t, -1) {
-		if d := digits(t[loc[0]:loc[1]]); luhn(d) && !testCards[d] && !isbn(d) && !isbnLabel.MatchString(t[max(0, loc[0]-60):loc[0]]) {
+		before := t[max(0, loc[0]-60):loc[0]]
+		if d := digits(t[loc[0]:loc[1]]); luhn(d) && !testCards[d] && !isbn(d) && !isbnLabel.MatchString(before) && !orderNear.MatchString(before) {
 			return true
 		}
 	}
