@@ -50,9 +50,6 @@ const (
 	floorFalseRejection = 0.02 // reached: 1.8% (30/1649)
 	floorCategory       = 0.75 // reached: 78.0% (violence, 149/191) and more in every other category
 )
-	floorFalseRejection = 0.025 // reached: 2.2% (30/1375)
-	floorCategory       = 0.75  // reached: 77.6% (violence, 125/161) and more in every other category
-)
 
 // figures are a screen's results on one corpus.
 type figures struct {
