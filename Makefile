@@ -7,10 +7,10 @@ GOFILES_DIRS := build dev server templates site deploy
 run: bin ## serve the whole site (pages, mirrors, API) on http://localhost:8080; Ctrl-C stops it
 	@echo "building the site into public/…"
 	@bin/build
-	@exec bin/server
+	@TWOFOLD_FOREGROUND=1 exec bin/server
 
 dev: bin ## like run, and rebuilds on every change to site/ or templates/, refreshes the server and reloads the browser
-	@exec bin/dev
+	@TWOFOLD_FOREGROUND=1 exec bin/dev
 
 build: bin ## render site/ into public/
 	@bin/build

@@ -344,7 +344,9 @@ func (d *Dev) startServer() error {
 	d.target = &url.URL{Scheme: "http", Host: addr}
 	cmd := exec.Command(d.o.Server)
 	// The board of make dev is the local one in DATA_DIR, whatever STORE_URL the shell holds for a real server.
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "STORE_URL=") })
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "STORE_URL=") || strings.HasPrefix(kv, "TWOFOLD_FOREGROUND=") // dev holds the terminal
+	})
 	cmd.Env = append(env, "ADDR="+addr, "SITE_DIR="+d.o.SiteDir, "PUBLIC_DIR="+d.o.OutDir, "BASE_URL="+d.base,
 		"TRUSTED_PROXIES=127.0.0.1")
 	if os.Getenv("LOG_REQUESTS") == "" {

@@ -17,12 +17,16 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+
+	"twofold/server/terminal"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	restore := terminal.Foreground() // make dev: Ctrl-C is this program's, and make sees it stop cleanly
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	restore()
 	stop()
 	os.Exit(code)
 }

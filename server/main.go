@@ -34,6 +34,7 @@ import (
 	"twofold/server/screen"
 	"twofold/server/store"
 	"twofold/server/store/postgres"
+	"twofold/server/terminal"
 	"twofold/server/writing"
 	"twofold/site"
 
@@ -48,7 +49,10 @@ func main() {
 		stop()
 		os.Exit(code)
 	}
-	if err := run(ctx, os.LookupEnv, os.Stderr); err != nil {
+	restore := terminal.Foreground() // make run: Ctrl-C is this program's, and make sees it stop cleanly
+	err := run(ctx, os.LookupEnv, os.Stderr)
+	restore()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		os.Exit(1)
 	}

@@ -120,6 +120,9 @@ for name in $(grep '^✗ ' <<<"$summary" | sed 's/^✗ \([^:]*\):.*/\1/'); do
 done
 [ "$scenarios" -gt 0 ] && [ "$unexpected" -eq 0 ] || fail "conformance summary"
 echo "ok   conformance: $scenarios scenarios: $passed passed, $((scenarios - passed)) need the suite's fixture server or capabilities this server does not offer (server/e2e/conformance-baseline.yml), $unexpected unexpected"
+# The owner's terminal: make run and make dev stop on Ctrl-C, and make exits 0.
+CTRLC_DATA="$work/ctrlc-data" python3 server/e2e/ctrlc.py run 18431 || fail "make run and Ctrl-C"
+CTRLC_DATA="$work/ctrlc-data" python3 server/e2e/ctrlc.py dev 18432 || fail "make dev and Ctrl-C"
 # The browser: every page the build wrote, by its path.
 pages=$(cd "$work/public" && find . -name index.html | sed 's#^\.##; s#index\.html$##' | sort)
 cp server/e2e/browser.mjs "$TOOLS/browser.mjs"
