@@ -21,8 +21,8 @@ func Foreground() (restore func()) {
 	}
 	fd := int(os.Stdin.Fd())
 	before, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
-	if err != nil {
-		return nothing // not a terminal
+	if err != nil || before != unix.Getpgrp() {
+		return nothing // not a terminal, or started in the background (make run &): the shell keeps its terminal
 	}
 	// A process group that is not the foreground one is stopped by SIGTTOU when it sets the foreground: ignore it.
 	signal.Ignore(unix.SIGTTOU)
