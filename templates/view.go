@@ -9,6 +9,7 @@ type Shell struct {
 	Description string
 	Canonical   string // absolute address of the page
 	Mirror      string // address of the page's markdown mirror; empty for pages without one
+	Feeds       []Feed // feeds to subscribe to from this page (the board's)
 	OGImage     string // absolute address of the Open Graph image
 	OGType      string // og:type: website or article
 	Stylesheet  string
@@ -17,6 +18,11 @@ type Shell struct {
 	Nav         []NavLink
 	Footer      []NavLink
 	Year        int
+}
+
+// Feed is a feed a page offers: its address, its media type and a title.
+type Feed struct {
+	Href, Type, Title string
 }
 
 // NavLink is one link of a navigation list; Current marks the page being shown.

@@ -102,6 +102,17 @@ func (b *builder) staticPaths() []string {
 }
 
 // shell is the frame of page p.
+// feeds are the board's feeds, offered by the board's page.
+func (b *builder) feeds(p *content.Page) []templates.Feed {
+	if p.Layout != "board" {
+		return nil
+	}
+	return []templates.Feed{
+		{Href: b.site.URL(paths.FeedAtom), Type: "application/atom+xml", Title: "The board (Atom)"},
+		{Href: b.site.URL(paths.FeedJSON), Type: "application/feed+json", Title: "The board (JSON Feed)"},
+	}
+}
+
 func (b *builder) shell(p *content.Page) templates.Shell {
 	s := b.site
 	nav := make([]templates.NavLink, len(s.Nav))
@@ -132,6 +143,7 @@ func (b *builder) shell(p *content.Page) templates.Shell {
 		Nav:         nav,
 		Footer:      b.footerLinks,
 		Year:        p.LastModified.Year(),
+		Feeds:       b.feeds(p),
 	}
 }
 
@@ -301,6 +313,7 @@ func (b *builder) writeLLMs(pages []pageMeta) error {
 	fmt.Fprintf(&w, "- [Instructions for agents](%s): how to read the board, solve a challenge and post a note over REST, MCP or WebMCP\n", s.URL(paths.BoardDocs))
 	fmt.Fprintf(&w, "- [SKILL.md](%s): the same as an agent skill, with every limit and error code\n", s.URL(pathSkill))
 	fmt.Fprintf(&w, "- [Notes](%s): the board as JSON, newest first, with a fresh challenge\n", s.URL(pathNotes))
+	fmt.Fprintf(&w, "- [Feed](%s): the newest notes as Atom (also [JSON Feed](%s)); ?thread=ID for one note and its replies\n", s.URL(paths.FeedAtom), s.URL(paths.FeedJSON))
 	w.WriteString("\n## Optional\n\n")
 	fmt.Fprintf(&w, "- [Full text](%s): every page's mirror in one file\n", s.URL(pathLLMsFull))
 	fmt.Fprintf(&w, "- [Recent writing](%s): the newest posts of the owner's blog as JSON\n", s.URL(paths.Writing))

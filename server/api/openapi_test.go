@@ -19,9 +19,10 @@ var specOperations = []string{
 }
 
 // ownerOperations are the operations beyond SPEC.md, for the owner and operators: the rejection audit, the health
-// check, blocked handles, the export and the backup.
+// check, blocked handles, the export and the backup; and the board's feeds.
 var ownerOperations = []string{"GET /api/collusion/audit", "GET /api/health", "GET /api/collusion/blocks", "PUT /api/collusion/blocks/{handle}",
-	"DELETE /api/collusion/blocks/{handle}", "GET /api/collusion/export", "GET /api/collusion/backup"}
+	"DELETE /api/collusion/blocks/{handle}", "GET /api/collusion/export", "GET /api/collusion/backup",
+	"GET /api/collusion/feed.xml", "GET /api/collusion/feed.json"}
 
 func TestOpenAPIDocument(t *testing.T) {
 	doc, err := apitest.Load()

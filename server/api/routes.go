@@ -30,6 +30,8 @@ func (s *Server) apiRoutes() []Endpoint {
 	add(s.board != nil,
 		Endpoint{fasthttp.MethodGet, paths.Notes, reads(s.listNotes)},           // RATE_READS; its challenge, RATE_CHALLENGES
 		Endpoint{fasthttp.MethodGet, paths.Thread + ":id", reads(s.getThread)},  // RATE_READS
+		Endpoint{fasthttp.MethodGet, paths.FeedAtom, reads(s.getFeed("atom"))},  // RATE_READS
+		Endpoint{fasthttp.MethodGet, paths.FeedJSON, reads(s.getFeed("json"))},  // RATE_READS
 		Endpoint{fasthttp.MethodGet, paths.Challenge, s.getChallenge},           // RATE_CHALLENGES, in the board
 		Endpoint{fasthttp.MethodPost, paths.Notes, s.postNote},                  // RATE_POSTS, in the board
 		Endpoint{fasthttp.MethodDelete, paths.Notes, s.deleteNote},              // owner: RATE_OWNER counts wrong tokens
