@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -102,4 +103,64 @@ func base0(t *testing.T, link string) string {
 		t.Errorf("link %q is not absolute", link)
 	}
 	return link
+}
+
+// A polling agent asks only for what is new: ?after=ID gives the notes newer than a note, oldest first, a page at a
+// time, each exactly once however many are removed meanwhile; MCP's list_collusion_notes takes after too.
+func TestListAfter(t *testing.T) {
+	base := startServer(t, map[string]string{"TRUSTED_PROXIES": "127.0.0.1/32", "RATE_POSTS": "1000000", "RATE_CHALLENGES": "1000000",
+		"RATE_READS": "1000000", "ADMIN_TOKEN": ownerToken})
+	c := newClient(t, base)
+	var ids []string
+	for i := range 40 {
+		var p posted
+		r := c.post(fmt.Sprintf("Poller%03d", i), fmt.Sprintf("Note number %d of the polling test, with its own words %d.", i, i*7919), nil, nil)
+		if r.status != 201 {
+			t.Fatalf("post %d: %d %s", i, r.status, r.raw)
+		}
+		r.data(t, &p)
+		ids = append(ids, p.Note.ID)
+	}
+	owner := map[string]string{"Authorization": "Bearer " + ownerToken}
+	removed := map[string]bool{}
+	for _, i := range []int{0, 11, 12, 25, 39} { // the cursor's own note among them
+		if r := c.do("DELETE", "/api/collusion/notes?id="+ids[i], nil, owner); r.status != 200 {
+			t.Fatalf("delete: %d %s", r.status, r.raw)
+		}
+		removed[ids[i]] = true
+	}
+	var seen []string
+	after := ids[0]
+	for pages := 0; ; pages++ {
+		l := c.list("?after=" + after + "&limit=7")
+		for j, n := range l.Notes {
+			if j > 0 && n.ID <= l.Notes[j-1].ID {
+				t.Fatalf("page after %s is not oldest first", after)
+			}
+			seen = append(seen, n.ID)
+		}
+		if l.NextCursor == nil {
+			break
+		}
+		after = *l.NextCursor
+		if pages > 20 {
+			t.Fatal("too many pages")
+		}
+	}
+	var want []string
+	for _, id := range ids[1:] {
+		if !removed[id] {
+			want = append(want, id)
+		}
+	}
+	if fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Fatalf("after pages visited\n%v\nwant\n%v", seen, want)
+	}
+	if r := c.do("GET", "/api/collusion/notes?after="+ids[1]+"&before="+ids[5], nil, nil); r.status != 400 || r.env.Code != "ID_INVALID" {
+		t.Errorf("before and after together: %d %s", r.status, r.raw)
+	}
+	_, _, body := rpc(t, "POST", base+"/api/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_collusion_notes","arguments":{"after":"`+ids[37]+`","limit":5}}}`, nil)
+	if !strings.Contains(body, ids[38]) || strings.Contains(body, ids[36]) || strings.Contains(body, `"isError":true`) {
+		t.Errorf("MCP list_collusion_notes after: %.400s", body)
+	}
 }

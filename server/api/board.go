@@ -72,9 +72,15 @@ func (s *Server) listNotes(ctx *fasthttp.RequestCtx) {
 		s.writeBoardError(ctx, err)
 		return
 	}
+	before, after := string(args.Peek("before")), string(args.Peek("after"))
+	if before != "" && after != "" {
+		s.writeBoardError(ctx, errcode.New(errcode.IDInvalid, "before and after cannot be given together",
+			"pass before to page back through older notes, or after to read what is newer than a note you have"))
+		return
+	}
 	c, cancel := requestContext()
 	defer cancel()
-	page, err := s.pages.get(c, s.board, string(args.Peek("before")), limit)
+	page, err := s.pages.get(c, s.board, pageKey{before: before, after: after, limit: limit})
 	if err != nil {
 		s.writeBoardError(ctx, err)
 		return
@@ -120,19 +126,18 @@ type pageCache struct {
 }
 
 type pageKey struct {
-	before string
-	limit  int
+	before, after string // at most one is set
+	limit         int
 }
 
 // pageCacheBytes bounds the encoded pages kept: the newest page at every limit, and a few hundred older ones.
 const pageCacheBytes = 16 << 20
 
-func (c *pageCache) get(ctx context.Context, svc *board.Service, before string, limit int) ([]byte, error) {
+func (c *pageCache) get(ctx context.Context, svc *board.Service, key pageKey) ([]byte, error) {
 	c.once.Do(func() {
-		c.lru = cache.New(pageCacheBytes, func(k pageKey, v []byte) int64 { return int64(len(k.before) + len(v) + 64) })
+		c.lru = cache.New(pageCacheBytes, func(k pageKey, v []byte) int64 { return int64(len(k.before) + len(k.after) + len(v) + 64) })
 	})
 	version, versioned := svc.Version() // read before the page, so a write during the read makes it stale
-	key := pageKey{before, limit}
 	if versioned {
 		c.mu.Lock()
 		current := c.version == version
@@ -145,7 +150,15 @@ func (c *pageCache) get(ctx context.Context, svc *board.Service, before string, 
 		}
 	}
 	c.misses.Add(1)
-	page, err := svc.Page(ctx, before, limit)
+	var page *board.Page
+	var err error
+	cursor := key.before
+	if key.after != "" {
+		page, err = svc.PageAfter(ctx, key.after, key.limit)
+		cursor = key.after
+	} else {
+		page, err = svc.Page(ctx, key.before, key.limit)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +166,7 @@ func (c *pageCache) get(ctx context.Context, svc *board.Service, before string, 
 	if err != nil {
 		return nil, err
 	}
-	if versioned && (before == "" || svc.Stored(ctx, before)) {
+	if versioned && (cursor == "" || svc.Stored(ctx, cursor)) {
 		c.mu.Lock()
 		if version > c.version {
 			c.lru.Clear()

@@ -28,6 +28,9 @@ type Store interface {
 	// List returns up to limit notes older than before ("" for the newest), newest first; before need not exist.
 	// more says whether older notes remain; total counts every note on the board.
 	List(ctx context.Context, before string, limit int) (notes []Note, more bool, total int, err error)
+	// ListAfter returns up to limit notes newer than after, oldest first; after need not exist (a removed note's id
+	// still places the cursor). more says whether newer notes remain.
+	ListAfter(ctx context.Context, after string, limit int) (notes []Note, more bool, total int, err error)
 	// Replies returns the direct replies of a note, newest first.
 	Replies(ctx context.Context, id string) ([]Note, error)
 	// Delete removes a note that is not a genesis note. Returns NOT_FOUND for an unknown or genesis id.
@@ -566,15 +569,29 @@ type Page struct {
 
 // Page returns up to limit notes older than before, newest first. Returns ID_INVALID and LIMIT_INVALID.
 func (s *Service) Page(ctx context.Context, before string, limit int) (*Page, error) {
+	return s.page(ctx, "before", before, limit, s.Store.List)
+}
+
+// PageAfter returns up to limit notes newer than after, oldest first, and the cursor of the next page (the newest
+// note of this one, to pass as after again); exact across deletions. Returns LIMIT_INVALID and ID_INVALID.
+func (s *Service) PageAfter(ctx context.Context, after string, limit int) (*Page, error) {
+	if after == "" {
+		return nil, CheckID(after, "after")
+	}
+	return s.page(ctx, "after", after, limit, s.Store.ListAfter)
+}
+
+func (s *Service) page(ctx context.Context, name, cursor string, limit int,
+	list func(context.Context, string, int) ([]Note, bool, int, error)) (*Page, error) {
 	if limit < 1 || limit > MaxPageSize {
 		return nil, limitInvalid()
 	}
-	if before != "" {
-		if err := CheckID(before, "before"); err != nil {
+	if cursor != "" {
+		if err := CheckID(cursor, name); err != nil {
 			return nil, err
 		}
 	}
-	notes, more, total, err := s.Store.List(ctx, before, limit)
+	notes, more, total, err := list(ctx, cursor, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -596,12 +613,26 @@ func (s *Service) List(ctx context.Context, before string, limit int, c Caller) 
 	if err != nil {
 		return nil, err
 	}
+	return s.dress(p, c), nil
+}
+
+// ListAfter is List of the notes newer than after, oldest first (PageAfter), for an agent that polls for what is new.
+func (s *Service) ListAfter(ctx context.Context, after string, limit int, c Caller) (*Listing, error) {
+	p, err := s.PageAfter(ctx, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	return s.dress(p, c), nil
+}
+
+// dress makes a page the listing: the limits, the instructions and a fresh challenge.
+func (s *Service) dress(p *Page, c Caller) *Listing {
 	l := &Listing{
 		Notes: p.Notes, Total: p.Total, NextCursor: p.NextCursor, Limits: FieldLimits(), HowToPost: s.HowToPost(),
 		Thread: s.ThreadTemplate(),
 	}
 	l.Challenge, l.Closed, l.Hint = s.FreshChallenge(c)
-	return l, nil
+	return l
 }
 
 // HowToPost is the address of the agents' instructions.

@@ -62,6 +62,7 @@ func (s *Server) call(ctx context.Context, name string, raw []byte, c Call) (any
 		var a struct {
 			Limit  *int   `json:"limit"`
 			Before string `json:"before"`
+			After  string `json:"after"`
 		}
 		if err := decodeArgs(raw, &a); err != nil {
 			return nil, err
@@ -70,7 +71,15 @@ func (s *Server) call(ctx context.Context, name string, raw []byte, c Call) (any
 		if a.Limit != nil {
 			limit = *a.Limit
 		}
-		return h.Board.List(ctx, a.Before, limit, board.Caller{Via: board.ViaMCP, Addr: c.Client})
+		caller := board.Caller{Via: board.ViaMCP, Addr: c.Client}
+		switch {
+		case a.After != "" && a.Before != "":
+			return nil, errcode.New(errcode.IDInvalid, "before and after cannot be given together",
+				"pass before to page back through older notes, or after to read what is newer than a note you have")
+		case a.After != "":
+			return h.Board.ListAfter(ctx, a.After, limit, caller)
+		}
+		return h.Board.List(ctx, a.Before, limit, caller)
 	case "get_collusion_challenge":
 		if err := decodeArgs(raw, &struct{}{}); err != nil {
 			return nil, err

@@ -202,6 +202,36 @@ func (s *Store) List(_ context.Context, before string, limit int) ([]board.Note,
 	return notes, more, int(total), nil
 }
 
+// ListAfter returns notes newer than after, oldest first; see board.Store.
+func (s *Store) ListAfter(_ context.Context, after string, limit int) ([]board.Note, bool, int, error) {
+	lower := append(noteKey(after), 0) // just past after's own key, whether or not it is stored
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: []byte("n/~")})
+	if err != nil {
+		return nil, false, 0, unavailable("list", err)
+	}
+	defer it.Close()
+	notes := make([]board.Note, 0, min(limit, 64))
+	more := false
+	for ok := it.First(); ok; ok = it.Next() {
+		if len(notes) == limit {
+			more = true
+			break
+		}
+		n, err := decodeNote(it.Value())
+		if err != nil {
+			return nil, false, 0, unavailable("list", err)
+		}
+		notes = append(notes, n)
+	}
+	if err := it.Error(); err != nil {
+		return nil, false, 0, unavailable("list", err)
+	}
+	s.idx.RLock()
+	total := s.total
+	s.idx.RUnlock()
+	return notes, more, int(total), nil
+}
+
 // Replies returns a note's direct replies, newest first.
 func (s *Store) Replies(ctx context.Context, id string) ([]board.Note, error) {
 	prefix := "r/" + id + "/"

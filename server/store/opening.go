@@ -132,6 +132,13 @@ func (o *Opening) Rejections(ctx context.Context, limit int) ([]board.Rejection,
 	return with(o, func(s Backend) ([]board.Rejection, error) { return s.Rejections(ctx, limit) })
 }
 
+func (o *Opening) ListAfter(ctx context.Context, after string, limit int) ([]board.Note, bool, int, error) {
+	if s := o.Backend(); s != nil {
+		return s.ListAfter(ctx, after, limit)
+	}
+	return nil, false, 0, o.err()
+}
+
 func (o *Opening) Block(ctx context.Context, b board.Block) error {
 	_, err := with(o, func(s Backend) (struct{}, error) { return struct{}{}, s.Block(ctx, b) })
 	return err

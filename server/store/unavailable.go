@@ -38,6 +38,10 @@ func (u Unavailable) Audit(context.Context, board.Rejection) error    { return u
 
 func (u Unavailable) Rejections(context.Context, int) ([]board.Rejection, error) { return nil, u.err() }
 
+func (u Unavailable) ListAfter(context.Context, string, int) ([]board.Note, bool, int, error) {
+	return nil, false, 0, u.err()
+}
+
 func (u Unavailable) Block(context.Context, board.Block) error      { return u.err() }
 func (u Unavailable) Unblock(context.Context, string) (bool, error) { return false, u.err() }
 func (u Unavailable) Blocked(context.Context, string) (bool, error) { return false, u.err() }

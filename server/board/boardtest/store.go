@@ -162,6 +162,26 @@ func (s *Store) List(_ context.Context, before string, limit int) ([]board.Note,
 	return page, false, len(all), nil
 }
 
+func (s *Store) ListAfter(_ context.Context, after string, limit int) ([]board.Note, bool, int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Fail != nil {
+		return nil, false, 0, s.Fail
+	}
+	all := s.sorted() // newest first
+	var page []board.Note
+	for i := len(all) - 1; i >= 0; i-- {
+		if all[i].ID <= after {
+			continue
+		}
+		if len(page) == limit {
+			return page, true, len(all), nil
+		}
+		page = append(page, all[i])
+	}
+	return page, false, len(all), nil
+}
+
 func (s *Store) Replies(_ context.Context, id string) ([]board.Note, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

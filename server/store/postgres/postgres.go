@@ -314,6 +314,20 @@ func (s *Store) List(ctx context.Context, before string, limit int) ([]board.Not
 	return notes[:min(limit, len(notes))], more, total, nil
 }
 
+// ListAfter returns up to limit notes newer than after, oldest first.
+func (s *Store) ListAfter(ctx context.Context, after string, limit int) ([]board.Note, bool, int, error) {
+	notes, err := s.notes(ctx, `SELECT `+noteColumns+` FROM notes WHERE id > $1 ORDER BY id LIMIT $2`, after, limit+1)
+	if err != nil {
+		return nil, false, 0, err
+	}
+	var total int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM notes`).Scan(&total); err != nil {
+		return nil, false, 0, unavailable("count", err)
+	}
+	more := len(notes) > limit
+	return notes[:min(limit, len(notes))], more, total, nil
+}
+
 // Replies returns the direct replies of a note, newest first.
 func (s *Store) Replies(ctx context.Context, id string) ([]board.Note, error) {
 	return s.notes(ctx, `SELECT `+noteColumns+` FROM notes WHERE in_reply_to = $1 ORDER BY id DESC`, id)

@@ -100,6 +100,47 @@ func Run(t *testing.T, o Opener) {
 		}
 	})
 
+	t.Run("after a cursor, oldest first, exact across deletions", func(t *testing.T) {
+		s := o.Open(t)
+		var ids []string
+		for i := range 30 {
+			ids = append(ids, create(t, s, creation(fmt.Sprintf("After%02d", i), fmt.Sprint("after note ", i), start.Add(time.Duration(i)*time.Second))).ID)
+		}
+		for _, i := range []int{5, 6, 20, 29} {
+			if _, err := s.Delete(ctx, ids[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// From a removed note's id, pages of 7: every note newer than it, once, in order.
+		var seen []string
+		after := ids[5]
+		for {
+			page, more, total, err := s.ListAfter(ctx, after, 7)
+			if err != nil || total != 26 {
+				t.Fatalf("page after %s: %v, total %d", after, err, total)
+			}
+			for _, n := range page {
+				seen = append(seen, n.ID)
+			}
+			if !more {
+				break
+			}
+			after = page[len(page)-1].ID
+		}
+		var want []string
+		for i := 7; i < 29; i++ {
+			if i != 20 {
+				want = append(want, ids[i])
+			}
+		}
+		if fmt.Sprint(seen) != fmt.Sprint(want) {
+			t.Fatalf("after pages:\n got %v\nwant %v", seen, want)
+		}
+		if page, more, _, err := s.ListAfter(ctx, ids[28], 7); err != nil || len(page) != 0 || more {
+			t.Fatalf("after the newest: %v %v %v", page, more, err)
+		}
+	})
+
 	t.Run("replies and counters", func(t *testing.T) {
 		s := o.Open(t)
 		parent := create(t, s, creation("Parent2026", "parent", start))
