@@ -46,9 +46,9 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 // The floors on heldout: the figures reached so far, less a small margin. Raise them as the screen improves;
 // never lower them to pass.
 const (
-	floorRecall         = 0.86 // reached: 88.4% (1679/1900)
-	floorFalseRejection = 0.02 // reached: 1.8% (30/1649)
-	floorCategory       = 0.75 // reached: 78.0% (violence, 149/191) and more in every other category
+	floorRecall         = 0.88 // reached: 90.5% (1889/2088)
+	floorFalseRejection = 0.02 // reached: 1.9% (35/1800)
+	floorCategory       = 0.78 // reached: 81.9% (violence, 172/210) and more in every other category
 )
 
 // figures are a screen's results on one corpus.
