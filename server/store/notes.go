@@ -175,44 +175,28 @@ func (s *Store) List(_ context.Context, before string, limit int) ([]board.Note,
 	if before != "" {
 		upper = noteKey(before)
 	}
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte("n/"), UpperBound: upper})
-	if err != nil {
-		return nil, false, 0, unavailable("list", err)
-	}
-	defer it.Close()
-	notes := make([]board.Note, 0, min(limit, 64))
-	more := false
-	for ok := it.Last(); ok; ok = it.Prev() {
-		if len(notes) == limit {
-			more = true
-			break
-		}
-		n, err := decodeNote(it.Value())
-		if err != nil {
-			return nil, false, 0, unavailable("list", err)
-		}
-		notes = append(notes, n)
-	}
-	if err := it.Error(); err != nil {
-		return nil, false, 0, unavailable("list", err)
-	}
-	s.idx.RLock()
-	total := s.total
-	s.idx.RUnlock()
-	return notes, more, int(total), nil
+	return s.page([]byte("n/"), upper, true, limit)
 }
 
 // ListAfter returns notes newer than after, oldest first; see board.Store.
 func (s *Store) ListAfter(_ context.Context, after string, limit int) ([]board.Note, bool, int, error) {
-	lower := append(noteKey(after), 0) // just past after's own key, whether or not it is stored
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: []byte("n/~")})
+	return s.page(append(noteKey(after), 0), []byte("n/~"), false, limit) // just past after's key, stored or not
+}
+
+// page reads up to limit notes with keys in [lower, upper), newest or oldest first, and says whether more remain.
+func (s *Store) page(lower, upper []byte, newestFirst bool, limit int) ([]board.Note, bool, int, error) {
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return nil, false, 0, unavailable("list", err)
 	}
 	defer it.Close()
+	start, step := it.First, it.Next
+	if newestFirst {
+		start, step = it.Last, it.Prev
+	}
 	notes := make([]board.Note, 0, min(limit, 64))
 	more := false
-	for ok := it.First(); ok; ok = it.Next() {
+	for ok := start(); ok; ok = step() {
 		if len(notes) == limit {
 			more = true
 			break

@@ -302,21 +302,17 @@ func (s *Store) List(ctx context.Context, before string, limit int) ([]board.Not
 	if before == "" {
 		before = "\U0010FFFF" // after every id
 	}
-	notes, err := s.notes(ctx, `SELECT `+noteColumns+` FROM notes WHERE id < $1 ORDER BY id DESC LIMIT $2`, before, limit+1)
-	if err != nil {
-		return nil, false, 0, err
-	}
-	var total int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM notes`).Scan(&total); err != nil {
-		return nil, false, 0, unavailable("count", err)
-	}
-	more := len(notes) > limit
-	return notes[:min(limit, len(notes))], more, total, nil
+	return s.page(ctx, `SELECT `+noteColumns+` FROM notes WHERE id < $1 ORDER BY id DESC LIMIT $2`, before, limit)
 }
 
 // ListAfter returns up to limit notes newer than after, oldest first.
 func (s *Store) ListAfter(ctx context.Context, after string, limit int) ([]board.Note, bool, int, error) {
-	notes, err := s.notes(ctx, `SELECT `+noteColumns+` FROM notes WHERE id > $1 ORDER BY id LIMIT $2`, after, limit+1)
+	return s.page(ctx, `SELECT `+noteColumns+` FROM notes WHERE id > $1 ORDER BY id LIMIT $2`, after, limit)
+}
+
+// page runs a query of notes from a cursor, asking one more than limit to know whether more remain.
+func (s *Store) page(ctx context.Context, query, cursor string, limit int) ([]board.Note, bool, int, error) {
+	notes, err := s.notes(ctx, query, cursor, limit+1)
 	if err != nil {
 		return nil, false, 0, err
 	}
