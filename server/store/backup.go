@@ -87,8 +87,21 @@ func removeAllIn(fs vfs.FS, dir string) {
 // with no server on dir.
 func Restore(r io.Reader, dir string) (int, error) {
 	dir = filepath.Clean(dir)
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+	entries, err := os.ReadDir(dir)
+	if err == nil && len(entries) > 0 {
 		return 0, fmt.Errorf("restore: %s is not empty: restore into a new folder, then point DATA_DIR at it", dir)
+	}
+	if err == nil {
+		// An empty folder that exists (a container's volume, a mount point) is unpacked into as it is, and emptied
+		// again when the copy is bad: it may not be renamed, and its parent may not be writable.
+		n, err := unpack(r, dir)
+		if err != nil {
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				os.RemoveAll(filepath.Join(dir, e.Name()))
+			}
+		}
+		return n, err
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return 0, fmt.Errorf("restore: %w", err)
@@ -99,7 +112,6 @@ func Restore(r io.Reader, dir string) (int, error) {
 	}
 	n, err := unpack(r, partial)
 	if err == nil {
-		os.Remove(dir) // empty or absent
 		err = os.Rename(partial, dir)
 	}
 	if err != nil {

@@ -129,4 +129,17 @@ func TestBackupWhileServingRestores(t *testing.T) {
 	if _, err := Restore(bytes.NewReader(copy.Bytes()), filepath.Join(dir, "cut")); err != nil {
 		t.Errorf("a good copy after a failed one: %v", err)
 	}
+	// A folder that exists and is empty (a container's volume) is restored into where it is, and emptied again
+	// by a bad copy.
+	volume := filepath.Join(dir, "volume")
+	os.Mkdir(volume, 0o700)
+	if _, err := Restore(bytes.NewReader(flipped), volume); err == nil {
+		t.Error("a damaged copy restored into an empty folder")
+	}
+	if entries, _ := os.ReadDir(volume); len(entries) > 0 {
+		t.Errorf("a failed restore left %d files in the volume", len(entries))
+	}
+	if n, err := Restore(bytes.NewReader(copy.Bytes()), volume); err != nil || n == 0 {
+		t.Errorf("a good copy into an empty folder: %d %v", n, err)
+	}
 }
