@@ -3,11 +3,10 @@ package og
 import (
 	"image"
 	"image/color"
+	"image/draw"
 	"math"
-	"unicode"
 
-	"golang.org/x/image/font"
-	"golang.org/x/image/math/fixed"
+	xdraw "golang.org/x/image/draw"
 )
 
 // levels is how many steps of coverage an antialiased edge has (0 and levels-1 are the flat colours).
@@ -17,14 +16,56 @@ const levels = 16
 // another in levels steps. A paletted PNG is a quarter of the bytes of an RGBA one to filter and compress, which
 // is most of the time an image takes.
 type canvas struct {
-	img    *image.Paletted
+	img *image.Paletted
+	// rgba, when set, is what is drawn on instead: an image with colour pictures (emoji) in it. The palette
+	// still names the flat colours.
+	rgba   *image.RGBA
 	flat   []uint8                     // for each palette entry, the flat colour it was blended over (itself if flat)
 	blends map[[2]uint8]*[levels]uint8 // (fg, bg) → the palette entry of each level
 }
 
-func newCanvas(w, h int, bg color.RGBA) *canvas {
+func newCanvas(w, h int, bg color.RGBA, rgba bool) *canvas {
 	c := &canvas{img: image.NewPaletted(image.Rect(0, 0, w, h), color.Palette{bg}), flat: []uint8{0}, blends: map[[2]uint8]*[levels]uint8{}}
+	if rgba {
+		c.img.Pix = nil
+		c.rgba = image.NewRGBA(image.Rect(0, 0, w, h))
+		draw.Draw(c.rgba, c.rgba.Rect, image.NewUniform(bg), image.Point{}, draw.Src)
+	}
 	return c
+}
+
+// image is what the canvas drew, to encode.
+func (c *canvas) image() image.Image {
+	if c.rgba != nil {
+		return c.rgba
+	}
+	return c.img
+}
+
+// paint blends flat colour col at coverage a (0-255) onto the pixel at (x, y).
+func (c *canvas) paint(x, y int, col, a uint8) {
+	if c.rgba != nil {
+		o := y*c.rgba.Stride + x*4
+		p := c.rgba.Pix[o : o+4 : o+4]
+		f := c.img.Palette[col].(color.RGBA)
+		mix := func(fg, bg uint8) uint8 { return uint8((int(fg)*int(a) + int(bg)*(255-int(a)) + 127) / 255) }
+		p[0], p[1], p[2], p[3] = mix(f.R, p[0]), mix(f.G, p[1]), mix(f.B, p[2]), 255
+		return
+	}
+	o := y*c.img.Stride + x
+	if a == 255 {
+		c.img.Pix[o] = col
+		return
+	}
+	// Over an edge already blended, blend over the colour that edge was drawn on.
+	c.img.Pix[o] = c.blend(col, c.img.Pix[o], a)
+}
+
+// picture draws a colour image scaled into r.
+func (c *canvas) picture(r image.Rectangle, img image.Image) {
+	if c.rgba != nil {
+		xdraw.BiLinear.Scale(c.rgba, r, img, img.Bounds(), draw.Over, nil)
+	}
 }
 
 // colour adds a flat colour to the palette (or finds it) and returns its index.
@@ -77,6 +118,10 @@ func (c *canvas) blend(fg, bg uint8, a uint8) uint8 {
 // rect fills a rectangle with a flat colour.
 func (c *canvas) rect(r image.Rectangle, col uint8) {
 	r = r.Intersect(c.img.Rect)
+	if c.rgba != nil {
+		draw.Draw(c.rgba, r, image.NewUniform(c.img.Palette[col]), image.Point{}, draw.Src)
+		return
+	}
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		row := c.img.Pix[y*c.img.Stride+r.Min.X : y*c.img.Stride+r.Max.X]
 		for i := range row {
@@ -95,68 +140,22 @@ func (c *canvas) circle(cx, cy, r float64, col uint8) {
 			if cov <= 0 {
 				continue
 			}
-			o := y*c.img.Stride + x
-			c.img.Pix[o] = c.blend(col, c.img.Pix[o], uint8(math.Min(cov, 1)*255))
+			c.paint(x, y, col, uint8(math.Min(cov, 1)*255))
 		}
 	}
 }
 
-// text draws s with its baseline starting at dot and returns the dot after it. A character the font lacks
-// (has reports it) is drawn as an outlined box in the room the font gives it, so that any text takes the room it
-// measures and shows where something could not be drawn.
-func (c *canvas) text(face font.Face, dot fixed.Point26_6, s string, col uint8, has func(rune) bool) fixed.Point26_6 {
-	prev := rune(-1)
-	ascent := face.Metrics().Ascent.Round()
-	for _, r := range s {
-		if prev >= 0 {
-			dot.X += face.Kern(prev, r)
-		}
-		dr, mask, mp, adv, ok := face.Glyph(dot, r)
-		if ok && has(r) {
-			c.glyph(dr, mask, mp, col)
-		} else if !unicode.IsSpace(r) && !unicode.Is(unicode.Mn, r) {
-			if adv == 0 {
-				adv = fixed.I(ascent * 3 / 4)
-			}
-			x0, x1 := (dot.X + adv/8).Round(), (dot.X + adv*7/8).Round()
-			y1 := dot.Y.Round()
-			y0 := y1 - ascent*7/10
-			stroke := max(2, ascent/24)
-			c.rect(image.Rect(x0, y0, x1, y0+stroke), col)
-			c.rect(image.Rect(x0, y1-stroke, x1, y1), col)
-			c.rect(image.Rect(x0, y0, x0+stroke, y1), col)
-			c.rect(image.Rect(x1-stroke, y0, x1, y1), col)
-		}
-		dot.X += adv
-		prev = r
-	}
-	return dot
-}
-
-func (c *canvas) glyph(dr image.Rectangle, mask image.Image, mp image.Point, col uint8) {
+// glyph blends col through a coverage mask whose top left corner is at dr.Min.
+func (c *canvas) glyph(dr image.Rectangle, mask *image.Alpha, col uint8) {
 	clip := dr.Intersect(c.img.Rect)
-	alpha, _ := mask.(*image.Alpha)
 	for y := clip.Min.Y; y < clip.Max.Y; y++ {
+		row := mask.Pix[(y-dr.Min.Y)*mask.Stride:]
 		for x := clip.Min.X; x < clip.Max.X; x++ {
-			mx, my := mp.X+x-dr.Min.X, mp.Y+y-dr.Min.Y
-			var a uint8
-			if alpha != nil {
-				a = alpha.Pix[(my-alpha.Rect.Min.Y)*alpha.Stride+mx-alpha.Rect.Min.X]
-			} else {
-				_, _, _, a32 := mask.At(mx, my).RGBA()
-				a = uint8(a32 >> 8)
-			}
+			a := row[x-dr.Min.X]
 			if a == 0 {
 				continue
 			}
-			o := y*c.img.Stride + x
-			under := c.img.Pix[o]
-			if a == 255 {
-				c.img.Pix[o] = col
-				continue
-			}
-			// Over an edge already blended, blend over the colour that edge was drawn on.
-			c.img.Pix[o] = c.blend(col, under, a)
+			c.paint(x, y, col, a)
 		}
 	}
 }

@@ -21,12 +21,8 @@ import (
 	"twofold/server/cache"
 	"twofold/server/errcode"
 
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/gofont/gobold"
-	"golang.org/x/image/font/gofont/goregular"
-	"golang.org/x/image/font/opentype"
-	"golang.org/x/image/font/sfnt"
-	"golang.org/x/image/math/fixed"
+	"github.com/go-text/typesetting/di"
+	"github.com/go-text/typesetting/shaping"
 	"golang.org/x/sync/singleflight"
 	"golang.org/x/text/unicode/norm"
 )
@@ -258,12 +254,6 @@ var looks = map[string]look{
 
 func rgb(v uint32) color.RGBA { return color.RGBA{uint8(v >> 16), uint8(v >> 8), uint8(v), 255} }
 
-var fonts = func() (f struct{ regular, bold *opentype.Font }) {
-	f.regular, _ = opentype.Parse(goregular.TTF)
-	f.bold, _ = opentype.Parse(gobold.TTF)
-	return f
-}()
-
 // Layout of the text area.
 const (
 	margin    = 80
@@ -279,29 +269,56 @@ func (s *Service) Render(p Params) ([]byte, error) {
 	if !ok {
 		lk = looks["default"]
 	}
-	c := newCanvas(Width, Height, lk.bg)
-	fg, muted, accent, accentText := c.colour(lk.fg), c.colour(lk.muted), c.colour(lk.accent), c.colour(lk.accentText)
-	var buf sfnt.Buffer
-	has := func(r rune) bool { i, err := fonts.regular.GlyphIndex(&buf, r); return err == nil && i != 0 }
-	faces := map[[2]int]font.Face{}
-	face := func(bold bool, size int) font.Face {
-		k := [2]int{size, map[bool]int{false: 0, true: 1}[bold]}
-		if f, ok := faces[k]; ok {
-			return f
-		}
-		ft := fonts.regular
-		if bold {
-			ft = fonts.bold
-		}
-		f, _ := opentype.NewFace(ft, &opentype.FaceOptions{Size: float64(size), DPI: 72, Hinting: font.HintingNone})
-		faces[k] = f
-		return f
-	}
+	sh := shapers.Get().(*shaper)
 	defer func() {
-		for _, f := range faces {
-			f.Close()
-		}
+		clear(sh.faces)
+		clear(sh.fontOf)
+		shapers.Put(sh)
 	}()
+
+	// Lay everything out first: an image with an emoji in it is drawn in full colour.
+	width := textRight - textLeft
+	label := lk.label
+	if label == "" {
+		label = s.Host
+	}
+	var labelLine []shaping.Line
+	if label != "" {
+		labelLine = sh.lines(sh.shape(strings.ToUpper(label), true, 24), width-36, 1)
+	}
+	// Title and subtitle: the largest title size at which both fit the text area; at the smallest, ellipsised.
+	var title, sub para
+	var titleLines, subLines []shaping.Line
+	var titleSize, subSize int
+	for i, size := range []int{76, 66, 56, 48} {
+		titleSize, subSize = size, max(26, size*44/100)
+		th, sh2 := lineHeight(titleSize), lineHeight(subSize)
+		title, sub = sh.shape(p.Title, true, titleSize), sh.shape(p.Subtitle, false, subSize)
+		titleLines, subLines = sh.lines(title, width, 0), sh.lines(sub, width, 0)
+		fits := len(titleLines) <= maxTitleLines && len(titleLines)*th+gap(subLines)+len(subLines)*sh2 <= textBot-textTop
+		if fits {
+			break
+		}
+		if i == 3 {
+			titleLines = sh.lines(title, width, min(maxTitleLines, len(titleLines)))
+			room := (textBot - textTop - len(titleLines)*th - gap(subLines)) / sh2
+			if room <= 0 {
+				subLines = nil
+			} else {
+				subLines = sh.lines(sub, width, min(room, len(subLines)))
+			}
+		}
+	}
+	var ownerLine, hostLine []shaping.Line
+	if s.Owner != "" {
+		ownerLine = sh.lines(sh.shape(s.Owner, true, 32), width/2, 1)
+	}
+	if s.Host != "" && p.Type != "default" {
+		hostLine = sh.lines(sh.shape(s.Host, false, 26), width/2-20, 1)
+	}
+
+	c := newCanvas(Width, Height, lk.bg, sh.usesBitmaps(labelLine, titleLines, subLines, ownerLine, hostLine))
+	fg, muted, accent, accentText := c.colour(lk.fg), c.colour(lk.muted), c.colour(lk.accent), c.colour(lk.accentText)
 
 	// Ornaments, each kept to the top band or the left edge, so that text never meets them.
 	switch p.Type {
@@ -322,154 +339,59 @@ func (s *Service) Render(p Params) ([]byte, error) {
 	}
 
 	// The label: the type as a pill, or the site's host for the default look.
-	label := lk.label
-	if label == "" {
-		label = s.Host
-	}
-	if label != "" {
-		lf := face(true, 24)
-		w := font.MeasureString(lf, strings.ToUpper(label)).Ceil()
+	for _, l := range labelLine {
 		if p.Type == "default" {
-			c.text(lf, fixed.P(textLeft, 104), strings.ToUpper(label), accent, has)
+			sh.drawLine(c, l, textLeft, 104, accent, true)
 		} else {
-			pill := image.Rect(textLeft, 72, textLeft+w+36, 118)
-			c.rect(pill.Inset(0), accent)
-			c.text(lf, fixed.P(textLeft+18, 104), strings.ToUpper(label), accentText, has)
+			c.rect(image.Rect(textLeft, 72, textLeft+lineWidth(l).Ceil()+36, 118), accent)
+			sh.drawLine(c, l, textLeft+18, 104, accentText, true)
 		}
 	}
 
-	// Title and subtitle: the largest title size at which both fit the text area; at the smallest, ellipsised.
-	width := textRight - textLeft
-	var titleLines, subLines []string
-	var titleSize, subSize int
-	for i, size := range []int{76, 66, 56, 48} {
-		titleSize, subSize = size, max(26, size*44/100)
-		th, sh := lineHeight(titleSize), lineHeight(subSize)
-		maxTitle := 3
-		titleLines = wrap(face(true, titleSize), p.Title, width)
-		subLines = wrap(face(false, subSize), p.Subtitle, width)
-		fits := len(titleLines) <= maxTitle && len(titleLines)*th+gap(subLines)+len(subLines)*sh <= textBot-textTop
-		if fits || i == 3 {
-			titleLines = ellipsize(face(true, titleSize), titleLines, min(maxTitle, len(titleLines)), width)
-			room := (textBot - textTop - len(titleLines)*th - gap(subLines)) / sh
-			subLines = ellipsize(face(false, subSize), subLines, max(0, min(room, len(subLines))), width)
-			break
-		}
-	}
 	y := textTop
 	for _, l := range titleLines {
 		y += lineHeight(titleSize)
-		c.text(face(true, titleSize), fixed.P(textLeft, y-lineHeight(titleSize)/4), l, fg, has)
+		sh.drawLine(c, l, alignStart(title, l), y-lineHeight(titleSize)/4, fg, true)
 	}
 	y += gap(subLines)
 	for _, l := range subLines {
 		y += lineHeight(subSize)
-		c.text(face(false, subSize), fixed.P(textLeft, y-lineHeight(subSize)/4), l, muted, has)
+		sh.drawLine(c, l, alignStart(sub, l), y-lineHeight(subSize)/4, muted, false)
 	}
 
 	// The footer: the owner, and the host when the label does not already show it.
-	if s.Owner != "" {
-		c.text(face(true, 32), fixed.P(textLeft, Height-margin+8), truncateToWidth(face(true, 32), s.Owner, width/2), fg, has)
+	for _, l := range ownerLine {
+		sh.drawLine(c, l, textLeft, Height-margin+8, fg, true)
 	}
-	if s.Host != "" && p.Type != "default" {
-		hf := face(false, 26)
-		h := truncateToWidth(hf, s.Host, width/2-20)
-		c.text(hf, fixed.P(textRight-font.MeasureString(hf, h).Ceil(), Height-margin+8), h, muted, has)
+	for _, l := range hostLine {
+		sh.drawLine(c, l, textRight-lineWidth(l).Ceil(), Height-margin+8, muted, false)
 	}
 
 	var out bytes.Buffer
 	out.Grow(48 << 10)
-	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&out, c.img); err != nil {
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&out, c.image()); err != nil {
 		return nil, err
 	}
 	return bytes.Clone(out.Bytes()), nil // the cache keeps what it counts, not the buffer's spare room
 }
 
+// maxTitleLines is how many lines a title may take.
+const maxTitleLines = 3
+
+// alignStart is where a line of a paragraph starts: at the left edge, or for a right-to-left paragraph where it
+// ends at the right edge.
+func alignStart(p para, l shaping.Line) int {
+	if p.dir == di.DirectionRTL {
+		return textRight - lineWidth(l).Ceil()
+	}
+	return textLeft
+}
+
 func lineHeight(size int) int { return size * 5 / 4 }
 
-func gap(sub []string) int {
+func gap(sub []shaping.Line) int {
 	if len(sub) == 0 {
 		return 0
 	}
 	return 20
-}
-
-// wrap breaks text into lines no wider than width: at spaces, and inside a word only when the word alone is
-// wider than a line (long addresses, or scripts written without spaces).
-func wrap(f font.Face, text string, width int) []string {
-	if text == "" {
-		return nil
-	}
-	w := fixed.I(width)
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(text) {
-		candidate := word
-		if line != "" {
-			candidate = line + " " + word
-		}
-		if font.MeasureString(f, candidate) <= w {
-			line = candidate
-			continue
-		}
-		if line != "" {
-			lines = append(lines, line)
-			line = ""
-		}
-		for font.MeasureString(f, word) > w { // break the word where it overflows
-			n := fit(f, word, w)
-			lines = append(lines, word[:n])
-			word = word[n:]
-		}
-		line = word
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
-}
-
-// fit returns how many bytes of s, at least one character, fit in w.
-func fit(f font.Face, s string, w fixed.Int26_6) int {
-	n := 0
-	for i, r := range s {
-		if i > 0 && font.MeasureString(f, s[:i+utf8.RuneLen(r)]) > w {
-			break
-		}
-		n = i + utf8.RuneLen(r)
-	}
-	return n
-}
-
-// ellipsize keeps the first n lines; when text was left out, the last line ends in "…" and still fits.
-func ellipsize(f font.Face, lines []string, n, width int) []string {
-	if n >= len(lines) {
-		return lines
-	}
-	if n == 0 {
-		return nil
-	}
-	out := slices.Clone(lines[:n])
-	out[n-1] = truncateToWidth(f, out[n-1]+" …", width)
-	if !strings.HasSuffix(out[n-1], "…") {
-		out[n-1] += "…"
-	}
-	return out
-}
-
-// truncateToWidth shortens s until it fits in width, ending it in "…" when it had to be cut.
-func truncateToWidth(f font.Face, s string, width int) string {
-	w := fixed.I(width)
-	if font.MeasureString(f, s) <= w {
-		return s
-	}
-	r := []rune(strings.TrimSuffix(s, " …"))
-	for len(r) > 0 {
-		cand := strings.TrimRightFunc(string(r), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }) + "…"
-		if font.MeasureString(f, cand) <= w {
-			return cand
-		}
-		r = r[:len(r)-1]
-	}
-	return "…"
 }

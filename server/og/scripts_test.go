@@ -1,0 +1,187 @@
+package og
+
+import (
+	"flag"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
+	"os"
+	"os/exec"
+	"slices"
+	"path/filepath"
+	"testing"
+
+	"twofold/server/og/fonts"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden images of TestScripts")
+
+// scriptCases are the titles of the golden images: one per script, and the hard cases of layout.
+var scriptCases = []struct{ name, title, subtitle string }{
+	{"latin", "Delegation debt: what you owe when agents do the work", "When you hand a task to an agent and stop understanding it, you borrow against your future self."},
+	{"vietnamese", "Tiếng Việt có dấu: những điều cần biết", "Chữ Quốc ngữ với các dấu thanh chồng lên nhau."},
+	{"greek-cyrillic", "Ελληνικά και русский язык на одной карточке", "Ένας τίτλος σε δύο αλφάβητα, один подзаголовок."},
+	{"chinese", "代理人留言板：如何安全地协作与交流", "我们在个人网站上为人与代理人提供同样好的服务。"},
+	{"traditional", "臺灣繁體中文標題：說明與範例", "這是一個用於測試繁體字形的副標題。"},
+	{"japanese", "エージェントと人のためのウェブサイトを作る", "日本語の文章は単語の間に空白がありません。改行は文字の間で行われます。"},
+	{"korean", "에이전트와 사람 모두를 위한 개인 웹사이트", "한국어 제목과 부제목이 올바르게 그려지는지 확인합니다."},
+	{"arabic", "مرحبا بالعالم: موقع شخصي للناس والوكلاء", "نص عربي يُكتب من اليمين إلى اليسار وتتصل حروفه ببعضها."},
+	{"hebrew", "שלום עולם: אתר אישי לאנשים ולסוכנים", "כותרת משנה בעברית הנכתבת מימין לשמאל."},
+	{"mixed-direction", "Release 2.0 של המערכת: what changed in v2", "Arabic inside English: the word مرحبا means hello, and 123 stays in order."},
+	{"devanagari", "हिन्दी में शीर्षक: व्यक्तिगत वेबसाइट", "संयुक्ताक्षर जैसे क्ष, त्र, ज्ञ और श्र सही बनने चाहिए।"},
+	{"bengali-tamil", "বাংলা শিরোনাম · தமிழ் தலைப்பு", "ক্ষ্ম যুক্তাক্ষর, மற்றும் கூட்டெழுத்துகள்."},
+	{"thai", "ภาษาไทยไม่มีช่องว่างระหว่างคำในประโยคยาวๆแบบนี้", "สระและวรรณยุกต์ต้องวางซ้อนกันได้อย่างถูกต้อง"},
+	{"emoji", "Shipping day 🚀🎉 with flags 🇯🇵🇧🇷 and keycaps 1️⃣", "Hearts ❤️ and faces 😀👍🏽 in the subtitle too."},
+	{"no-font", "Glyphs no font has: \U000F0000 \U0001D11E \u2C00 end", "Private use and rare scripts draw boxes, never a crash."},
+	{"long-cjk", "日本語のタイトルはとても長いです。日本語のタイトルはとても長いです。日本語のタイトルはとても長いです。日本語のタイトルはとても長いです。", "長い副題も省略記号で終わります。"},
+}
+
+func renderCase(t *testing.T, title, subtitle string) image.Image {
+	t.Helper()
+	s := &Service{Owner: "Iris Calloway", Host: "iriscalloway.example"}
+	p, err := Parse(title, subtitle, "article")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Render(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return decode(t, b)
+}
+
+// TestScripts draws a title in each script and compares it with its golden image, allowing small differences
+// (antialiasing and scaling can move by a level between library versions): at most 0.5% of the pixels may differ
+// by more than a little. go test ./server/og -run TestScripts -update rewrites the golden images after a change
+// that is meant to show; look at them (OG_CONTACT_SHEET=file.png writes all of them on one sheet) before
+// committing.
+func TestScripts(t *testing.T) {
+	var sheet []image.Image
+	for _, tc := range scriptCases {
+		t.Run(tc.name, func(t *testing.T) {
+			img := renderCase(t, tc.title, tc.subtitle)
+			sheet = append(sheet, img)
+			path := filepath.Join("testdata", "golden", tc.name+".png")
+			if *update {
+				writePNG(t, path, img)
+				return
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatalf("%v (go test ./server/og -run TestScripts -update writes it)", err)
+			}
+			defer f.Close()
+			want, err := png.Decode(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, total := differing(img, want, 48); n*200 > total {
+				t.Errorf("%d of %d pixels differ from %s", n, total, path)
+				writePNG(t, filepath.Join(t.TempDir(), tc.name+".png"), img)
+			}
+		})
+	}
+	if out := os.Getenv("OG_CONTACT_SHEET"); out != "" {
+		writePNG(t, out, contactSheet(sheet, 3))
+		t.Logf("contact sheet: %s", out)
+	}
+}
+
+func writePNG(t *testing.T, path string, img image.Image) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// differing counts the pixels whose channels differ by more than tol (0-255).
+func differing(a, b image.Image, tol int) (n, total int) {
+	r := a.Bounds()
+	if r != b.Bounds() {
+		return r.Dx() * r.Dy(), r.Dx() * r.Dy()
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			c1, c2 := color.RGBAModel.Convert(a.At(x, y)).(color.RGBA), color.RGBAModel.Convert(b.At(x, y)).(color.RGBA)
+			d := max(absDiff(c1.R, c2.R), absDiff(c1.G, c2.G), absDiff(c1.B, c2.B))
+			if d > tol {
+				n++
+			}
+		}
+	}
+	return n, r.Dx() * r.Dy()
+}
+
+func absDiff(a, b uint8) int {
+	if a > b {
+		return int(a - b)
+	}
+	return int(b - a)
+}
+
+// contactSheet puts images at half size in a grid of cols columns.
+func contactSheet(imgs []image.Image, cols int) image.Image {
+	w, h := Width/2, Height/2
+	rows := (len(imgs) + cols - 1) / cols
+	sheet := image.NewRGBA(image.Rect(0, 0, cols*w, rows*h))
+	draw.Draw(sheet, sheet.Rect, image.NewUniform(color.Gray{0x80}), image.Point{}, draw.Src)
+	for i, img := range imgs {
+		at := image.Pt(i%cols*w, i/cols*h)
+		for y := range h {
+			for x := range w {
+				sheet.Set(at.X+x, at.Y+y, img.At(x*2, y*2))
+			}
+		}
+	}
+	return sheet
+}
+
+// A Latin-only image unpacks no fallback font: a site whose titles are all Latin pays nothing for the others. It
+// runs in a fresh process of the test binary, since other tests load fonts.
+func TestLatinLoadsNoFallbackFont(t *testing.T) {
+	if os.Getenv("OG_FRESH_PROCESS") == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestLatinLoadsNoFallbackFont$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "OG_FRESH_PROCESS=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return
+	}
+	if got := fonts.Loaded(); len(got) != 0 {
+		t.Fatalf("fonts loaded before any image: %v", got)
+	}
+	renderCase(t, "Plain Latin title, with Ünïcödé and — dashes", "Straße, Ελλάδα and Россия stay in the Go fonts.")
+	for _, name := range fonts.Loaded() {
+		if name != "Go-Regular" && name != "Go-Bold" {
+			t.Errorf("a Latin, Greek and Cyrillic title loaded %s", name)
+		}
+	}
+	renderCase(t, "日本語", "")
+	if !slices.Contains(fonts.Loaded(), "NotoSansCJKsc-Regular") {
+		t.Errorf("a Japanese title did not load the CJK font: %v", fonts.Loaded())
+	}
+}
+
+// BenchmarkRenderCJK draws a Japanese title and subtitle uncached, with the fonts already unpacked (the first
+// image of a process pays that once: BenchmarkUnpackCJK).
+func BenchmarkRenderCJK(b *testing.B) {
+	s := service()
+	p, _ := Parse("エージェントと人のためのウェブサイトを作る：日本語のタイトル", "日本語の文章は単語の間に空白がありません。改行は文字の間で行われます。", "article")
+	if _, err := s.Render(p); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := s.Render(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
