@@ -2,17 +2,21 @@ package og
 
 import (
 	"flag"
+	"fmt"
 	"image"
 	"image/color"
 	"image/draw"
 	"image/png"
 	"os"
 	"os/exec"
-	"slices"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"twofold/server/og/fonts"
+
+	"github.com/go-text/typesetting/di"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden images of TestScripts")
@@ -182,6 +186,142 @@ func BenchmarkRenderCJK(b *testing.B) {
 	for b.Loop() {
 		if _, err := s.Render(p); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// lineTexts lays a paragraph out at width and returns each line's text in logical order.
+func lineTexts(t *testing.T, text string, bold bool, size, width int) ([]string, para) {
+	t.Helper()
+	sh := shapers.Get().(*shaper)
+	defer shapers.Put(sh)
+	p := sh.shape(text, bold, size)
+	var out []string
+	for _, l := range sh.lines(p, width, 0) {
+		lo, hi := len(p.text), 0
+		for _, r := range l {
+			lo, hi = min(lo, r.Runes.Offset), max(hi, r.Runes.Offset+r.Runes.Count)
+		}
+		s := strings.Map(func(r rune) rune {
+			if r == 0x200B || r == 0x2060 {
+				return -1
+			}
+			return r
+		}, string(p.text[lo:hi]))
+		out = append(out, strings.TrimSpace(s))
+	}
+	return out, p
+}
+
+// Scripts written without spaces wrap at legal break points: Chinese and Japanese between characters but never
+// before closing punctuation or small kana, Thai between syllables (never after a vowel written before its
+// consonant, never before a vowel or mark that follows one), Korean between words.
+func TestWrapsAtLegalBreaks(t *testing.T) {
+	noLineStart := "。、，．：；！？」』）】ぁぃぅぇぉっゃゅょァィゥェォッャュョー"
+	thaiLeading := "เแโใไ"
+	thaiFollowing := "ะาำัิีึืุูั็่้๊๋์ๆ"
+	cases := []struct {
+		name, text string
+		check      func(prev, next string) string
+	}{
+		{"japanese", "日本語の文章は単語の間に空白がありません。改行は文字の間で行われますが、句読点「。」や小さい「っ」で行が始まってはいけません。", func(_, next string) string {
+			if r := []rune(next)[0]; strings.ContainsRune(noLineStart, r) {
+				return fmt.Sprintf("line starts with %q", r)
+			}
+			return ""
+		}},
+		{"chinese", "我们在个人网站上为人与代理人提供同样好的服务，并且保证每一个标题都能在图片中正确地换行。这是第二句话，它也很长。", func(_, next string) string {
+			if r := []rune(next)[0]; strings.ContainsRune(noLineStart, r) {
+				return fmt.Sprintf("line starts with %q", r)
+			}
+			return ""
+		}},
+		{"thai", "ภาษาไทยไม่มีช่องว่างระหว่างคำในประโยคยาวๆแบบนี้และเราต้องตัดบรรทัดให้ถูกต้องเสมอไม่ว่าประโยคจะยาวแค่ไหนก็ตาม", func(prev, next string) string {
+			p, n := []rune(prev), []rune(next)
+			if strings.ContainsRune(thaiLeading, p[len(p)-1]) {
+				return fmt.Sprintf("line ends with leading vowel %q", p[len(p)-1])
+			}
+			if strings.ContainsRune(thaiFollowing, n[0]) {
+				return fmt.Sprintf("line starts with %q", n[0])
+			}
+			return ""
+		}},
+		{"korean", "에이전트와 사람 모두를 위한 개인 웹사이트를 만드는 방법에 대하여 이야기합니다 그리고 한국어 제목을 단어 사이에서 나눕니다", func(prev, next string) string {
+			return "" // checked below: every line is made of whole words
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			lines, _ := lineTexts(t, tc.text, true, 56, 700)
+			if len(lines) < 3 {
+				t.Fatalf("want several lines at 700 px, got %q", lines)
+			}
+			if got := strings.Join(lines, ""); strings.ReplaceAll(got, " ", "") != strings.ReplaceAll(tc.text, " ", "") {
+				t.Fatalf("lines %q do not add up to the text", lines)
+			}
+			for i := 1; i < len(lines); i++ {
+				if msg := tc.check(lines[i-1], lines[i]); msg != "" {
+					t.Errorf("break %d (%q | %q): %s", i, lines[i-1], lines[i], msg)
+				}
+			}
+			if tc.name == "korean" {
+				words := strings.Fields(tc.text)
+				for _, l := range lines {
+					for _, w := range strings.Fields(l) {
+						if !slices.Contains(words, w) {
+							t.Errorf("line %q has %q, not a whole word", l, w)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// A right-to-left title is set from the right edge, wraps with its first words on the first line, and keeps a
+// left-to-right number in order; a left-to-right title with a right-to-left phrase keeps its own direction.
+func TestRightToLeft(t *testing.T) {
+	lines, p := lineTexts(t, "مرحبا بالعالم هذا عنوان طويل جدا لموقع شخصي يخدم الناس والوكلاء على حد سواء في 2026", true, 76, Width-2*margin)
+	if p.dir != di.DirectionRTL || len(lines) < 2 {
+		t.Fatalf("direction %v, lines %q", p.dir, lines)
+	}
+	if !strings.HasPrefix(lines[0], "مرحبا بالعالم") || !strings.HasSuffix(lines[len(lines)-1], "2026") {
+		t.Errorf("logical order of lines: %q", lines)
+	}
+	img := renderCase(t, "عنوان قصير", "")
+	bg := looks["article"].bg
+	if _, found := ink(img, image.Rect(textRight-60, textTop, textRight, textTop+lineHeight(76)), bg); !found {
+		t.Error("a short right-to-left title does not reach the right edge")
+	}
+	if p, found := ink(img, image.Rect(textLeft, textTop, textLeft+300, textTop+lineHeight(76)), bg); found {
+		t.Errorf("a short right-to-left title has ink at %v, near the left edge", p)
+	}
+
+	// Mixed: in a left-to-right paragraph the Hebrew phrase is one run, drawn right to left, between the Latin.
+	sh := shapers.Get().(*shaper)
+	defer shapers.Put(sh)
+	mp := sh.shape("Release של המערכת now", true, 56)
+	ls := sh.lines(mp, 2000, 0)
+	if mp.dir != di.DirectionLTR || len(ls) != 1 {
+		t.Fatalf("mixed: direction %v, %d lines", mp.dir, len(ls))
+	}
+	var dirs []di.Direction
+	for _, r := range ls[0] {
+		if len(dirs) == 0 || dirs[len(dirs)-1] != r.Direction {
+			dirs = append(dirs, r.Direction)
+		}
+	}
+	if !slices.Equal(dirs, []di.Direction{di.DirectionLTR, di.DirectionRTL, di.DirectionLTR}) {
+		t.Errorf("mixed line's runs in visual order: %v", dirs)
+	}
+}
+
+// Characters no font has are boxes in their own room, and never stop the image: every code point class at once.
+func TestUnknownCharactersDrawBoxes(t *testing.T) {
+	for _, title := range []string{"\U000F0000\U000F0001 private use", "\u2C00\u2C01 Glagolitic", "\U0001D11E music", "\uFFFD\uFFFF\U0010FFFD", strings.Repeat("\U000E0100", 5) + "variation selectors"} {
+		img := renderCase(t, title, title)
+		if _, found := ink(img, image.Rect(textLeft, textTop, textRight, textBot), looks["article"].bg); !found {
+			t.Errorf("%q: nothing drawn", title)
 		}
 	}
 }

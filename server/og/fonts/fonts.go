@@ -10,9 +10,9 @@ import (
 	"io"
 	"sync"
 
+	"github.com/andybalholm/brotli"
 	"github.com/go-text/typesetting/font"
 	"github.com/go-text/typesetting/language"
-	"github.com/andybalholm/brotli"
 	"golang.org/x/image/font/gofont/gobold"
 	"golang.org/x/image/font/gofont/goregular"
 )
