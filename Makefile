@@ -2,7 +2,7 @@
 GO ?= go
 GOFILES_DIRS := build dev server templates site deploy
 
-.PHONY: run dev build bin page generate test e2e e2e-deploy lint screen-model confusables golden fuzz crash bench bench-build bench-dev bench-board bench-mcp bench-og soak clean
+.PHONY: run dev build bin page generate test e2e e2e-deploy lint screen-model confusables og-fonts golden fuzz crash bench bench-build bench-dev bench-board bench-mcp bench-og soak clean
 
 run: bin ## serve the whole site (pages, mirrors, API) on http://localhost:8080; Ctrl-C stops it
 	@echo "building the site into public/…"
@@ -30,8 +30,9 @@ test: lint ## the one test command: lint, then every test with the race detector
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^TestTrainModel$$|Bounded$$' ./server/...
 
-e2e: ## the MCP server against the MCP Inspector CLI and the official conformance suite (installs Node 22 and both)
+e2e: ## the MCP server against the MCP Inspector CLI and the official conformance suite (installs Node 22 and both); writes e2e-out/og-contact-sheet.png
 	bash server/e2e/run.sh
+	@mkdir -p e2e-out && OG_CONTACT_SHEET=$(CURDIR)/e2e-out/og-contact-sheet.png $(GO) test ./server/og -run '^TestScripts$$' -count=1 >/dev/null && echo "Open Graph images of every script, on one sheet: e2e-out/og-contact-sheet.png"
 
 e2e-deploy: ## the deployment files alone (make e2e runs them too): the systemd unit verified and run under systemd, the Dockerfile built and run with podman
 	bash deploy/e2e.sh
@@ -49,6 +50,11 @@ screen-model: ## retrain the content screen's classifier from server/screen/test
 confusables: ## regenerate the screen's look-alike table from Unicode's confusables data (Debian python3-confusable-homoglyphs)
 	@test -f /usr/lib/python3/dist-packages/confusable_homoglyphs/confusables.json || { apt-get update && apt-get install -y python3-confusable-homoglyphs; }
 	cd server/screen && $(GO) generate -run gen_confusables
+
+og-fonts: ## re-cut the Open Graph images' Noto fonts from Debian's packages (fonttools, brotli; reproducible); commit server/og/fonts
+	@dpkg -s fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji python3-fonttools python3-pil brotli >/dev/null 2>&1 || { apt-get update && apt-get install -y fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji python3-fonttools python3-pil brotli; }
+	/usr/bin/python3 server/og/fonts/subset.py
+	$(GO) test ./server/og -count=1
 
 golden: ## rewrite the build's golden files after an intended change; review the diff
 	$(GO) test ./build/generate -run Golden -update
