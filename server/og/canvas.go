@@ -19,13 +19,17 @@ type canvas struct {
 	img *image.Paletted
 	// rgba, when set, is what is drawn on instead: an image with colour pictures (emoji) in it. The palette
 	// still names the flat colours.
-	rgba   *image.RGBA
+	rgba *image.RGBA
+	// clip bounds what glyphs and pictures may touch: the text area, so that a glyph hanging past the end of a line
+	// (a mark, a conjunct cut by a forced break) never reaches the margin.
+	clip   image.Rectangle
 	flat   []uint8                     // for each palette entry, the flat colour it was blended over (itself if flat)
 	blends map[[2]uint8]*[levels]uint8 // (fg, bg) → the palette entry of each level
 }
 
 func newCanvas(w, h int, bg color.RGBA, rgba bool) *canvas {
 	c := &canvas{img: image.NewPaletted(image.Rect(0, 0, w, h), color.Palette{bg}), flat: []uint8{0}, blends: map[[2]uint8]*[levels]uint8{}}
+	c.clip = c.img.Rect
 	if rgba {
 		c.img.Pix = nil
 		c.rgba = image.NewRGBA(image.Rect(0, 0, w, h))
@@ -64,7 +68,7 @@ func (c *canvas) paint(x, y int, col, a uint8) {
 // picture draws a colour image scaled into r.
 func (c *canvas) picture(r image.Rectangle, img image.Image) {
 	if c.rgba != nil {
-		xdraw.BiLinear.Scale(c.rgba, r, img, img.Bounds(), draw.Over, nil)
+		xdraw.BiLinear.Scale(c.rgba.SubImage(c.clip).(*image.RGBA), r, img, img.Bounds(), draw.Over, nil)
 	}
 }
 
@@ -147,7 +151,7 @@ func (c *canvas) circle(cx, cy, r float64, col uint8) {
 
 // glyph blends col through a coverage mask whose top left corner is at dr.Min.
 func (c *canvas) glyph(dr image.Rectangle, mask *image.Alpha, col uint8) {
-	clip := dr.Intersect(c.img.Rect)
+	clip := dr.Intersect(c.clip)
 	for y := clip.Min.Y; y < clip.Max.Y; y++ {
 		row := mask.Pix[(y-dr.Min.Y)*mask.Stride:]
 		for x := clip.Min.X; x < clip.Max.X; x++ {

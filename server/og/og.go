@@ -338,6 +338,9 @@ func (s *Service) Render(p Params) ([]byte, error) {
 		c.rect(image.Rect(0, 0, 16, Height), accent)
 	}
 
+	// Text keeps to the area between the margins, however its glyphs hang.
+	c.clip = image.Rect(textLeft-margin/4, 0, textRight+margin/4, Height)
+
 	// The label: the type as a pill, or the site's host for the default look.
 	for _, l := range labelLine {
 		if p.Type == "default" {

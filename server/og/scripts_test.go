@@ -325,3 +325,28 @@ func TestUnknownCharactersDrawBoxes(t *testing.T) {
 		}
 	}
 }
+
+// Hostile titles draw an image and stay inside the right and bottom margins: stacked combining marks, long runs of
+// emoji and flags, direction flipping at every character, Arabic with a mark on every letter.
+func TestHostileTitles(t *testing.T) {
+	titles := []string{
+		"Z" + strings.Repeat("\u0301\u0316\u0327\u0489", 29),
+		strings.Repeat("🚀", MaxTitle),
+		strings.Repeat("🇯🇵", MaxTitle/2),
+		strings.Repeat("aب", MaxTitle/2),
+		strings.Repeat("بَ", MaxTitle/2),
+		strings.Repeat("क्", MaxTitle/2),
+		strings.Repeat("ไ", MaxTitle),
+		strings.Repeat("1️⃣", MaxTitle/3),
+	}
+	bg := looks["article"].bg
+	for _, title := range titles {
+		img := renderCase(t, title, title)
+		if p, found := ink(img, image.Rect(Width-margin/2, textTop, Width, Height), bg); found {
+			t.Errorf("%.12q: ink at %v near the right edge", title, p)
+		}
+		if p, found := ink(img, image.Rect(16, Height-margin/2, Width, Height), bg); found {
+			t.Errorf("%.12q: ink at %v near the bottom edge", title, p)
+		}
+	}
+}

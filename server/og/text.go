@@ -407,10 +407,9 @@ func (s *shaper) box(c *canvas, run shaping.Output, g shaping.Glyph, x, y fixed.
 	y1 := y.Round()
 	y0 := y1 - size*7/10
 	stroke := max(2, size/24)
-	c.rect(image.Rect(x0, y0, x1, y0+stroke), col)
-	c.rect(image.Rect(x0, y1-stroke, x1, y1), col)
-	c.rect(image.Rect(x0, y0, x0+stroke, y1), col)
-	c.rect(image.Rect(x1-stroke, y0, x1, y1), col)
+	for _, r := range []image.Rectangle{image.Rect(x0, y0, x1, y0+stroke), image.Rect(x0, y1-stroke, x1, y1), image.Rect(x0, y0, x0+stroke, y1), image.Rect(x1-stroke, y0, x1, y1)} {
+		c.rect(r.Intersect(c.clip), col)
+	}
 }
 
 // outline fills a glyph's outline, antialiased. embolden widens the strokes, as browsers do for a bold weight a
