@@ -58,6 +58,51 @@ type Store interface {
 	Blocks(ctx context.Context) ([]Block, error)
 }
 
+// Precheck is what Post reads before the content screen, once the challenge is solved: whether its nonce is spent,
+// whether the handle is blocked, the handle's notes since a time, and whether the duplicate key is on record.
+type Precheck struct {
+	Nonce, Handle, DuplicateKey string
+	HistorySince, Now           time.Time
+}
+
+// Prechecked are Precheck's answers.
+type Prechecked struct {
+	NonceUsed, Blocked, Duplicate bool
+	History                       []Post // newest first
+}
+
+// A Prechecker is a Store that answers a Precheck in one round trip (PostgreSQL: one statement instead of four).
+// The answers only refuse early: Create checks the limits again under the board's lock.
+type Prechecker interface {
+	Precheck(ctx context.Context, q Precheck) (Prechecked, error)
+}
+
+// precheck asks the store's Precheck, or its four questions one at a time.
+func precheck(ctx context.Context, st Store, q Precheck) (Prechecked, error) {
+	if p, ok := st.(Prechecker); ok {
+		return p.Precheck(ctx, q)
+	}
+	return PrecheckEach(ctx, st, q)
+}
+
+// PrecheckEach answers a Precheck with a Store's own methods, one question at a time; a Prechecker must answer as it
+// does (the store contract suite compares them).
+func PrecheckEach(ctx context.Context, st Store, q Precheck) (out Prechecked, err error) {
+	if q.Nonce != "" {
+		if out.NonceUsed, err = st.Seen(ctx, RecordNonce, q.Nonce, q.Now); err != nil {
+			return out, err
+		}
+	}
+	if out.Blocked, err = st.Blocked(ctx, q.Handle); err != nil {
+		return out, err
+	}
+	if out.History, err = st.History(ctx, q.Handle, q.HistorySince); err != nil {
+		return out, err
+	}
+	out.Duplicate, err = st.Seen(ctx, RecordDuplicate, q.DuplicateKey, q.Now)
+	return out, err
+}
+
 // Block is a handle the owner keeps from posting.
 type Block struct {
 	Handle string    `json:"handle"`
@@ -240,14 +285,14 @@ func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (p *Posted, 
 			"GET "+s.BaseURL+paths.Challenge+", answer its question, and send {\"id\", \"answer\"} as challenge")
 	}
 	nonce, nonceUntil, err := s.Challenges.Verify(in.Challenge.ID, string(in.Challenge.Answer), now)
-	if nonce != "" {
-		if used, err := s.Store.Seen(ctx, RecordNonce, nonce, now); err != nil {
-			return nil, err
-		} else if used {
-			return nil, ErrChallengeUsed()
-		}
-	}
 	if err != nil {
+		if nonce != "" {
+			if used, err := s.Store.Seen(ctx, RecordNonce, nonce, now); err != nil {
+				return nil, err
+			} else if used {
+				return nil, ErrChallengeUsed()
+			}
+		}
 		if errcode.Is(err, errcode.ChallengeWrong) && nonce != "" {
 			// One attempt per challenge: the count question cannot be brute-forced with one id.
 			if err := s.Store.Spend(ctx, nonce, nonceUntil); err != nil {
@@ -256,11 +301,22 @@ func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (p *Posted, 
 		}
 		return nil, err
 	}
+	// What the checks below read, in one call: a store on a network answers it in one round trip.
+	dupKey := DuplicateKey(in.Body)
+	if s.Canonical != nil {
+		dupKey = s.Canonical(in.Body)
+	}
+	pre, err := precheck(ctx, s.Store, Precheck{Nonce: nonce, Handle: in.Handle, DuplicateKey: dupKey,
+		HistorySince: now.Add(-s.Limits.NoticeWindow), Now: now})
+	if err != nil {
+		return nil, err
+	}
+	if pre.NonceUsed {
+		return nil, ErrChallengeUsed()
+	}
 	// Blocked only past a solved challenge, so that whether a handle is blocked cannot be asked for free; the
 	// refusal spends the challenge, as every refusal does.
-	if blocked, err := s.Store.Blocked(ctx, in.Handle); err != nil {
-		return nil, err
-	} else if blocked {
+	if pre.Blocked {
 		if nonce != "" {
 			if err := s.Store.Spend(ctx, nonce, nonceUntil); err != nil {
 				return nil, err
@@ -280,20 +336,11 @@ func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (p *Posted, 
 		}
 	}
 	since := now.Add(-s.Limits.HandleWindow)
-	history, err := s.Store.History(ctx, in.Handle, now.Add(-s.Limits.NoticeWindow))
-	if err != nil {
-		return nil, err
-	}
+	history := pre.History
 	if oldest, n := inWindow(history, since); n >= s.Limits.HandlePerWindow {
 		return nil, ErrHandleLimited(s.Limits.HandlePerWindow, oldest.Sub(since))
 	}
-	dupKey := DuplicateKey(in.Body)
-	if s.Canonical != nil {
-		dupKey = s.Canonical(in.Body)
-	}
-	if dup, err := s.Store.Seen(ctx, RecordDuplicate, dupKey, now); err != nil {
-		return nil, err
-	} else if dup {
+	if pre.Duplicate {
 		return nil, ErrDuplicate()
 	}
 	if v, err := s.Screen.Check(ctx, in.Published()); err != nil {

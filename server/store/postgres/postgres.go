@@ -504,6 +504,36 @@ func (s *Store) Blocked(ctx context.Context, handle string) (bool, error) {
 	return ok, nil
 }
 
+// precheckQuery answers board.Precheck in one statement: a post's reads before the screen cost one round trip.
+const precheckQuery = `SELECT
+	EXISTS (SELECT 1 FROM records WHERE kind = $1 AND key = $2 AND expires > $6),
+	EXISTS (SELECT 1 FROM blocks WHERE handle_key = $3),
+	EXISTS (SELECT 1 FROM records WHERE kind = $4 AND key = $5 AND expires > $6),
+	ARRAY(SELECT at FROM handle_posts WHERE handle = $3 AND at > $7 ORDER BY at DESC, id DESC),
+	ARRAY(SELECT model FROM handle_posts WHERE handle = $3 AND at > $7 ORDER BY at DESC, id DESC)`
+
+// Precheck answers what a post reads before the content screen in one round trip; see board.Prechecker.
+func (s *Store) Precheck(ctx context.Context, q board.Precheck) (board.Prechecked, error) {
+	var out board.Prechecked
+	var ats []time.Time
+	var models []string
+	err := s.pool.QueryRow(ctx, precheckQuery, string(board.RecordNonce), q.Nonce, strings.ToLower(q.Handle),
+		string(board.RecordDuplicate), q.DuplicateKey, q.Now, q.HistorySince).
+		Scan(&out.NonceUsed, &out.Blocked, &out.Duplicate, &ats, &models)
+	if err != nil {
+		return out, unavailable("precheck", err)
+	}
+	if q.Nonce == "" {
+		out.NonceUsed = false
+	}
+	for i := range ats {
+		if i < len(models) {
+			out.History = append(out.History, board.Post{At: ats[i].UTC(), Model: models[i]})
+		}
+	}
+	return out, nil
+}
+
 // Blocks lists the blocked handles, by their lower-case forms.
 func (s *Store) Blocks(ctx context.Context) ([]board.Block, error) {
 	rows, err := s.pool.Query(ctx, `SELECT handle, at FROM blocks ORDER BY handle_key`)

@@ -226,6 +226,46 @@ func Run(t *testing.T, o Opener) {
 		}
 	})
 
+	t.Run("a precheck answers as the four questions", func(t *testing.T) {
+		s := o.Open(t)
+		pc, ok := s.(board.Prechecker)
+		if !ok {
+			t.Skip("the store asks the questions one at a time (board.PrecheckEach)")
+		}
+		for i, at := range []time.Time{start, start.Add(time.Minute), start.Add(2 * time.Minute)} {
+			c := creation("Quill2026", fmt.Sprint("note ", i), at)
+			c.Note.Model = fmt.Sprint("model-", i)
+			create(t, s, c)
+		}
+		create(t, s, creation("Other2026", "other", start))
+		if err := s.Spend(ctx, "spent", start.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Block(ctx, board.Block{Handle: "Mallory", At: start}); err != nil {
+			t.Fatal(err)
+		}
+		now := start.Add(3 * time.Minute)
+		for _, q := range []board.Precheck{
+			{Nonce: "spent", Handle: "QUILL2026", DuplicateKey: "note 1", HistorySince: start.Add(-time.Hour), Now: now},
+			{Nonce: "fresh", Handle: "quill2026", DuplicateKey: "unseen", HistorySince: start.Add(30 * time.Second), Now: now},
+			{Nonce: "spent", Handle: "Quill2026", DuplicateKey: "note 0", HistorySince: start, Now: start.Add(2 * time.Hour)},
+			{Nonce: "", Handle: "mallory", DuplicateKey: "other", HistorySince: start.Add(-time.Hour), Now: now},
+			{Nonce: "nonce-Other2026-other", Handle: "Nobody", DuplicateKey: "note 2", HistorySince: start.Add(-time.Hour), Now: start.Add(25 * time.Hour)},
+		} {
+			got, err := pc.Precheck(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := board.PrecheckEach(ctx, s, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.NonceUsed != want.NonceUsed || got.Blocked != want.Blocked || got.Duplicate != want.Duplicate || fmt.Sprint(got.History) != fmt.Sprint(want.History) {
+				t.Errorf("%+v:\nprecheck %+v\nasked    %+v", q, got, want)
+			}
+		}
+	})
+
 	t.Run("limits hold under concurrency", func(t *testing.T) {
 		s := o.Open(t)
 		count := func(make func(i int) board.Creation) (stored int, codes map[errcode.Code]int) {
