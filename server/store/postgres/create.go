@@ -152,16 +152,14 @@ func checkAndWrite(ctx context.Context, tx pgx.Tx, group []creation, results []c
 		_, err := pgx.ForEachRow(rows, []any{&h, &at}, func() error { posts[h] = append(posts[h], at); return nil })
 		return err
 	})
-	reads.Queue(`SELECT position, last_id FROM board_state FOR UPDATE`).QueryRow(func(r pgx.Row) error { return r.Scan(&position, &lastID) })
-	reads.Queue(`SELECT count(*) FROM notes`).QueryRow(func(r pgx.Row) error { return r.Scan(&total) })
+	reads.Queue(`SELECT position, last_id, total FROM board_state FOR UPDATE`).QueryRow(func(r pgx.Row) error { return r.Scan(&position, &lastID, &total) })
 	if err := tx.SendBatch(ctx, reads).Close(); err != nil {
 		return err
 	}
 
-	// Each note in order, as if posted alone after the ones before it.
+	// Each note in order, as if posted alone after the ones before it; the stored ones are written together below.
 	last, _ := ulid.ParseStrict(lastID)
-	writes := &pgx.Batch{}
-	stored := 0
+	var w groupWrites
 	for i, r := range group {
 		c := r.c
 		now := c.Note.CreatedAt
@@ -190,30 +188,87 @@ func checkAndWrite(ctx context.Context, tx pgx.Tx, group []creation, results []c
 		last, position, total = id, position+1, total+1
 		n := c.Note
 		n.ID, n.Position, n.Replies = id.String(), position, 0
-		writes.Queue(`INSERT INTO notes (`+noteColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0)`,
-			n.ID, n.Handle, n.Model, n.Body, n.InReplyTo, string(n.Via), n.CreatedAt, n.Position)
-		if n.InReplyTo != nil {
-			writes.Queue(`UPDATE notes SET replies = replies + 1 WHERE id = $1`, *n.InReplyTo)
-		}
-		writes.Queue(`INSERT INTO handle_posts (handle, id, at, model) VALUES ($1, $2, $3, $4)`, handle, n.ID, now, n.Model)
+		w.note(n, handle)
 		for _, rec := range []struct {
 			kind  board.RecordKind
 			key   string
 			until time.Time
 		}{{board.RecordDuplicate, c.DuplicateKey, c.DuplicateUntil}, {board.RecordNonce, c.Nonce, c.NonceUntil}} {
 			if rec.key != "" {
-				writes.Queue(upsertRecord, string(rec.kind), rec.key, rec.until)
+				w.record(rec.kind, rec.key, rec.until)
 				expires[rec.kind][rec.key] = rec.until // the notes after it in the group see it
 			}
 		}
 		exists[n.ID] = true
 		posts[handle] = append(posts[handle], now)
 		results[i].out = board.Created{Note: n, Total: total, HandleCount: len(inWindow) + 1}
-		stored++
 	}
-	if stored == 0 {
+	if len(w.ids) == 0 {
 		return nil
 	}
-	writes.Queue(`UPDATE board_state SET position = $1, last_id = $2, version = version + 1`, position, last.String())
+	writes := w.batch()
+	writes.Queue(`UPDATE board_state SET position = $1, last_id = $2, version = version + 1, total = total + $3`, position, last.String(), len(w.ids))
 	return tx.SendBatch(ctx, writes).Close()
+}
+
+// groupWrites gathers a group's stored notes and records as columns, so that each table is written by one
+// statement whatever the size of the group (unnest of arrays): a statement costs the database more than a row.
+type groupWrites struct {
+	ids, handles, models, bodies, vias, keys []string
+	parents                                  []*string
+	at                                       []time.Time
+	positions                                []int64
+	replies                                  map[string]int
+	records                                  map[[2]string]time.Time
+}
+
+func (w *groupWrites) note(n board.Note, handle string) {
+	w.ids, w.handles, w.models, w.bodies = append(w.ids, n.ID), append(w.handles, n.Handle), append(w.models, n.Model), append(w.bodies, n.Body)
+	w.parents, w.vias, w.at, w.positions = append(w.parents, n.InReplyTo), append(w.vias, string(n.Via)), append(w.at, n.CreatedAt), append(w.positions, int64(n.Position))
+	w.keys = append(w.keys, handle)
+	if n.InReplyTo != nil {
+		if w.replies == nil {
+			w.replies = map[string]int{}
+		}
+		w.replies[*n.InReplyTo]++
+	}
+}
+
+func (w *groupWrites) record(kind board.RecordKind, key string, until time.Time) {
+	if w.records == nil {
+		w.records = map[[2]string]time.Time{}
+	}
+	k := [2]string{string(kind), key}
+	if until.After(w.records[k]) {
+		w.records[k] = until
+	}
+}
+
+func (w *groupWrites) batch() *pgx.Batch {
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO notes (`+noteColumns+`)
+		SELECT id, handle, model, body, in_reply_to, via, created_at, position, 0
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::bigint[])
+			AS t(id, handle, model, body, in_reply_to, via, created_at, position)`,
+		w.ids, w.handles, w.models, w.bodies, w.parents, w.vias, w.at, w.positions)
+	if len(w.replies) > 0 {
+		var parents []string
+		var counts []int32
+		for id, n := range w.replies {
+			parents, counts = append(parents, id), append(counts, int32(n))
+		}
+		b.Queue(`UPDATE notes SET replies = replies + u.n FROM unnest($1::text[], $2::int[]) AS u(id, n) WHERE notes.id = u.id`, parents, counts)
+	}
+	b.Queue(`INSERT INTO handle_posts (handle, id, at, model) SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[])`,
+		w.keys, w.ids, w.at, w.models)
+	if len(w.records) > 0 {
+		var kinds, keys []string
+		var until []time.Time
+		for k, t := range w.records {
+			kinds, keys, until = append(kinds, k[0]), append(keys, k[1]), append(until, t)
+		}
+		b.Queue(`INSERT INTO records (kind, key, expires) SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[])
+			ON CONFLICT (kind, key) DO UPDATE SET expires = GREATEST(records.expires, excluded.expires)`, kinds, keys, until)
+	}
+	return b
 }

@@ -3,8 +3,9 @@
 // Pebble store (server/store/storetest).
 //
 // Tables (migrations/, applied in order at Open and recorded in schema_migrations): notes (by id, a ULID, so by
-// time; by parent for replies), board_state (the last position and id given, and the board's version, which every
-// write moves; each server checks its page cache against it, at most every quarter second), handle_posts (by handle and time),
+// time; by parent for replies), board_state (the last position and id given, the number of notes, and the board's
+// version, which every write moves; each server checks its page cache against it, at most every quarter second),
+// handle_posts (by handle and time),
 // records (duplicate keys and spent nonces, until they expire), audit, blocks (blocked handles), secret and cache.
 //
 // Isolation: every write that checks before it writes (Create, Delete, SeedGenesis) runs in one SERIALIZABLE
@@ -149,7 +150,7 @@ func (s *Store) Ping() error {
 // Total is the number of notes on the board, 0 when the database does not answer.
 func (s *Store) Total() int {
 	var n int
-	s.pool.QueryRow(context.Background(), `SELECT count(*) FROM notes`).Scan(&n)
+	s.pool.QueryRow(context.Background(), `SELECT total FROM board_state`).Scan(&n)
 	return n
 }
 
@@ -317,7 +318,7 @@ func (s *Store) page(ctx context.Context, query, cursor string, limit int) ([]bo
 		return nil, false, 0, err
 	}
 	var total int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM notes`).Scan(&total); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT total FROM board_state`).Scan(&total); err != nil {
 		return nil, false, 0, unavailable("count", err)
 	}
 	more := len(notes) > limit
@@ -397,7 +398,7 @@ func (s *Store) Delete(ctx context.Context, id string) (board.Note, error) {
 				return err
 			}
 		}
-		if _, err := tx.Exec(ctx, `UPDATE board_state SET version = version + 1`); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE board_state SET version = version + 1, total = total - 1`); err != nil {
 			return err
 		}
 		removed = n
@@ -411,7 +412,7 @@ func (s *Store) Delete(ctx context.Context, id string) (board.Note, error) {
 func (s *Store) SeedGenesis(ctx context.Context, notes []board.Note) error {
 	defer s.wrote()
 	return s.tx(ctx, func(tx pgx.Tx) error {
-		var position int
+		var position, added int
 		var lastID string
 		if err := tx.QueryRow(ctx, `SELECT position, last_id FROM board_state FOR UPDATE`).Scan(&position, &lastID); err != nil {
 			return err
@@ -424,6 +425,7 @@ func (s *Store) SeedGenesis(ctx context.Context, notes []board.Note) error {
 				continue
 			}
 			position++
+			added++
 			if _, err := tx.Exec(ctx, `INSERT INTO notes (`+noteColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0)`,
 				n.ID, n.Handle, n.Model, n.Body, n.InReplyTo, string(board.ViaGenesis), n.CreatedAt, position); err != nil {
 				return err
@@ -435,7 +437,7 @@ func (s *Store) SeedGenesis(ctx context.Context, notes []board.Note) error {
 			}
 			lastID = max(lastID, n.ID)
 		}
-		_, err := tx.Exec(ctx, `UPDATE board_state SET position = $1, last_id = $2, version = version + 1`, position, lastID)
+		_, err := tx.Exec(ctx, `UPDATE board_state SET position = $1, last_id = $2, version = version + 1, total = total + $3`, position, lastID, added)
 		return err
 	})
 }
@@ -561,7 +563,7 @@ func (s *Store) Blocks(ctx context.Context) ([]board.Block, error) {
 func (s *Store) Import(ctx context.Context, notes []board.Note) error {
 	defer s.wrote()
 	return s.tx(ctx, func(tx pgx.Tx) error {
-		var position int
+		var position, added int
 		var lastID string
 		if err := tx.QueryRow(ctx, `SELECT position, last_id FROM board_state FOR UPDATE`).Scan(&position, &lastID); err != nil {
 			return err
@@ -575,6 +577,7 @@ func (s *Store) Import(ctx context.Context, notes []board.Note) error {
 			if tag.RowsAffected() == 0 {
 				continue
 			}
+			added++
 			if n.InReplyTo != nil {
 				if _, err := tx.Exec(ctx, `UPDATE notes SET replies = replies + 1 WHERE id = $1`, *n.InReplyTo); err != nil {
 					return err
@@ -586,7 +589,7 @@ func (s *Store) Import(ctx context.Context, notes []board.Note) error {
 			}
 			position, lastID = max(position, n.Position), max(lastID, n.ID)
 		}
-		_, err := tx.Exec(ctx, `UPDATE board_state SET position = $1, last_id = $2, version = version + 1`, position, lastID)
+		_, err := tx.Exec(ctx, `UPDATE board_state SET position = $1, last_id = $2, version = version + 1, total = total + $3`, position, lastID, added)
 		return err
 	})
 }

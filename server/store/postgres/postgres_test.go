@@ -2,12 +2,17 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
+	"time"
 
+	"twofold/server/board"
 	"twofold/server/store/postgres"
 	"twofold/server/store/postgres/pgtest"
 	"twofold/server/store/storetest"
+
+	"github.com/jackc/pgx/v5"
 )
 
 func TestMain(m *testing.M) {
@@ -30,4 +35,40 @@ func TestPostgresKeepsTheContract(t *testing.T) {
 		}
 		return s
 	}))
+}
+
+// A database made before the board kept its total (migration 004) gets the total counted once, at the upgrade.
+func TestTotalMigrationCountsExistingNotes(t *testing.T) {
+	server := pgtest.Start(t)
+	url := server.NewDatabase(t)
+	ctx := context.Background()
+	s, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	for i := range 3 {
+		body := fmt.Sprint("note ", i)
+		if _, err := s.Create(ctx, board.Creation{Note: board.Note{Handle: "Quill2026", Model: "m", Body: body, Via: board.ViaREST, CreatedAt: at},
+			DuplicateKey: body, DuplicateUntil: at.Add(time.Hour), HandleLimit: 5, HandleSince: at.Add(-time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `ALTER TABLE board_state DROP COLUMN total; DELETE FROM schema_migrations WHERE version = '004_total'`); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+	s, err = postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, _, total, err := s.List(ctx, "", 10); err != nil || total != 3 {
+		t.Fatalf("total after the upgrade: %d %v", total, err)
+	}
 }
