@@ -33,7 +33,10 @@ type Opening struct {
 
 type held struct{ b Backend }
 
-var _ board.Store = (*Opening)(nil)
+var (
+	_ board.Store      = (*Opening)(nil)
+	_ board.Prechecker = (*Opening)(nil)
+)
 
 // NewOpening returns a store that is not open yet, for a reason.
 func NewOpening(cause error) *Opening {
@@ -150,6 +153,16 @@ func (o *Opening) Unblock(ctx context.Context, handle string) (bool, error) {
 
 func (o *Opening) Blocked(ctx context.Context, handle string) (bool, error) {
 	return with(o, func(s Backend) (bool, error) { return s.Blocked(ctx, handle) })
+}
+
+// Precheck passes a post's reads to the open store in one call when it can answer them so (board.Prechecker).
+func (o *Opening) Precheck(ctx context.Context, q board.Precheck) (board.Prechecked, error) {
+	return with(o, func(s Backend) (board.Prechecked, error) {
+		if p, ok := s.(board.Prechecker); ok {
+			return p.Precheck(ctx, q)
+		}
+		return board.PrecheckEach(ctx, s, q)
+	})
 }
 
 func (o *Opening) Blocks(ctx context.Context) ([]board.Block, error) {
