@@ -65,7 +65,7 @@ crash: ## the long crash test: 200 rounds of SIGKILL during concurrent posts (ma
 FUZZTIME ?= 20s
 fuzz: ## run every fuzz target for FUZZTIME each
 	@for t in server/content:FuzzParsePage server/api:FuzzDecodeNote server/board:FuzzValidID server/board:FuzzParseLimit \
-	  server/challenge:FuzzVerify server/screen:FuzzLocal; do \
+	  server/challenge:FuzzVerify server/screen:FuzzLocal server/og:FuzzParseRender; do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$fn ($$pkg)"; \
 	  $(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) || exit 1; done
 

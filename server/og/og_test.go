@@ -206,6 +206,10 @@ func BenchmarkRender(b *testing.B) {
 func FuzzParseRender(f *testing.F) {
 	f.Add("Title", "Subtitle", "article")
 	f.Add("日本語", "\u202e", "default")
+	for _, tc := range scriptCases { // every script and its fallback fonts
+		f.Add(tc.title, tc.subtitle, "article")
+	}
+	f.Add("Z\u0301\u0316\u0327\u0489\u0301\u0316", "🇯🇵1️⃣👍🏽", "speaking")
 	f.Fuzz(func(t *testing.T, title, subtitle, typ string) {
 		p, err := Parse(title, subtitle, typ)
 		if err != nil {
