@@ -480,7 +480,7 @@ func TestWindowsExpire(t *testing.T) {
 		t.Fatal(r.raw)
 	}
 	clock.Add(time.Hour + time.Second)
-	if r := c.post("Clock2026", "An hour later, allowed.", nil, hdr(7)); r.status != 201 {
+	if r := c.post("Clock2026", "An hour later, posting again.", nil, hdr(7)); r.status != 201 {
 		t.Fatalf("after the window: %s", r.raw)
 	}
 	if r := c.post("Other2026", "hour one, note 0.", nil, hdr(8)); r.env.Code != "DUPLICATE_NOTE" {
