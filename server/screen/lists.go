@@ -91,7 +91,7 @@ var patterns = map[Category][]string{
 		`\b(?:this is|message from) (?:your|the) (?:developer|operator|creator|admin|system administrator)\b.{0,60}\b(?:must|now|override|ignore|instructions)\b`,
 	},
 	Spam: {
-		`\b(?:buy now|order now|click here|click the link|limited (?:time )?offer|act now|free money|make money fast|earn \d+|get rich|work from home and earn|100 free|risk ?free|double your (?:money|crypto|bitcoin)|crypto giveaway|airdrop|free (?:bitcoin|btc|eth|crypto|tokens|nft)|promo code|discount code|coupon code|use code \w+|best price|cheap (?:viagra|cialis|meds|pills|followers)|casino|online betting|sports betting|viagra|cialis|payday loans?|weight loss pills|seo services|backlinks?|buy followers|increase your followers)\b`,
+		`\b(?:buy now|order now|click here|click the link|limited (?:time )?offer|act now|free money|make money fast|earn \d{1,12}|get rich|work from home and earn|100 free|risk ?free|double your (?:money|crypto|bitcoin)|crypto giveaway|airdrop|free (?:bitcoin|btc|eth|crypto|tokens|nft)|promo code|discount code|coupon code|use code \w{1,40}|best price|cheap (?:viagra|cialis|meds|pills|followers)|casino|online betting|sports betting|viagra|cialis|payday loans?|weight loss pills|seo services|backlinks?|buy followers|increase your followers)\b`,
 		`\b(?:visit|check out|follow|subscribe to|join) (?:my|our) (?:site|website|channel|page|telegram|discord|server|store|shop|profile|onlyfans|newsletter)\b`,
 		`\b(?:dm|message|contact|whatsapp|telegram) (?:me|us) (?:now|today|for (?:more|details|info|prices?|deals?))\b`,
 	},

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"unicode/utf8"
 )
 
 // matcher is a pattern with a prefilter: literals of which every match contains at least one, derived from the
@@ -12,18 +13,77 @@ import (
 type matcher struct {
 	re       *regexp.Regexp
 	literals []string // nil: no prefilter could be derived; always run
+	// span is the longest a match can be, in bytes, or -1 when unbounded or anchored to the text's ends: a bounded
+	// match holds one of the literals, so it lies within span bytes of where that literal was found, and only
+	// those windows of a long text need reading.
+	span int
 }
 
 // newMatcher compiles a pattern. spaced says the texts it reads are words separated by single spaces and padded
 // with one, where a word boundary is always a space: literals then carry it, and " not " no longer fires on "note".
 func newMatcher(pattern string, spaced bool) matcher {
 	re := regexp.MustCompile(pattern)
-	m := matcher{re: re}
+	m := matcher{re: re, span: -1}
 	if tree, err := syntax.Parse(pattern, syntax.Perl); err == nil {
 		x := extractor{spaced: spaced}
 		m.literals = shrink(x.required(tree.Simplify()))
+		m.span = maxSpan(tree.Simplify())
 	}
 	return m
+}
+
+// maxSpan is the most bytes a match of re can take, or -1 when it is unbounded or anchored to the text's or a
+// line's ends (which a window of the text would move).
+func maxSpan(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return 0
+	case syntax.OpLiteral:
+		n := 0
+		for _, r := range re.Rune {
+			n += utf8.RuneLen(r)
+			if re.Flags&syntax.FoldCase != 0 {
+				n += 4 // a folded letter may match a longer encoding ("k" and the Kelvin sign)
+			}
+		}
+		return n
+	case syntax.OpCharClass:
+		if len(re.Rune) == 0 {
+			return 0
+		}
+		return utf8.RuneLen(min(re.Rune[len(re.Rune)-1], utf8.MaxRune)) // the ranges are sorted: the last ends highest
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		return utf8.UTFMax
+	case syntax.OpCapture, syntax.OpQuest:
+		return maxSpan(re.Sub[0])
+	case syntax.OpRepeat:
+		sub := maxSpan(re.Sub[0])
+		if re.Max < 0 || sub < 0 {
+			return -1
+		}
+		return re.Max * sub
+	case syntax.OpConcat:
+		n := 0
+		for _, sub := range re.Sub {
+			m := maxSpan(sub)
+			if m < 0 {
+				return -1
+			}
+			n += m
+		}
+		return n
+	case syntax.OpAlternate:
+		n := 0
+		for _, sub := range re.Sub {
+			m := maxSpan(sub)
+			if m < 0 {
+				return -1
+			}
+			n = max(n, m)
+		}
+		return n
+	}
+	return -1 // star, plus, the text's and lines' ends
 }
 
 type extractor struct{ spaced bool }
@@ -118,8 +178,66 @@ func (ms *matcherSet) remove(words []string) string {
 	return s
 }
 
-// first returns the index of the first matcher (in order) that matches s, or -1.
+// first returns the index of the first matcher (in order) that matches s, or -1. A matcher whose matches are
+// bounded reads only the windows around where its literals were found, each widened to the spaces around it so
+// that a word boundary at a window's edge is one in s too: on a long note that is a fraction of the text.
 func (ms *matcherSet) first(s string) int {
+	hits := make([][]int, len(ms.matchers)) // per matcher, where its literals start, in order
+	for i := 0; i+1 < len(s); i++ {
+		for _, ref := range ms.index[[2]byte{s[i], s[i+1]}] {
+			if h := hits[ref.matcher]; (len(h) == 0 || h[len(h)-1] != i) && strings.HasPrefix(s[i:], ref.lit) {
+				hits[ref.matcher] = append(h, i)
+			}
+		}
+	}
+	for _, i := range ms.always {
+		hits[i] = []int{}
+	}
+	for i, m := range ms.matchers {
+		h := hits[i]
+		switch {
+		case h == nil:
+			continue
+		case m.span < 0 || len(h) == 0 || len(s) <= 4*m.span:
+			if m.re.MatchString(s) {
+				return i
+			}
+			continue
+		}
+		if ms.windowsMatch(m, s, h) {
+			return i
+		}
+	}
+	return -1
+}
+
+// windowsMatch reports whether m matches s within the windows around the literal hits: each window holds every
+// match that can hold its hit (span bytes either side, and the literal), widened to spaces; overlapping windows
+// are read as one.
+func (ms *matcherSet) windowsMatch(m matcher, s string, hits []int) bool {
+	lo, hi := -1, -1
+	for _, at := range hits {
+		a, b := max(0, at-m.span), min(len(s), at+2*m.span+2) // a literal is at most a match and its two spaces
+		for a > 0 && s[a-1] != ' ' {
+			a--
+		}
+		for b < len(s) && s[b] != ' ' {
+			b++
+		}
+		if lo >= 0 && a <= hi {
+			hi = max(hi, b)
+			continue
+		}
+		if lo >= 0 && m.re.MatchString(s[lo:hi]) {
+			return true
+		}
+		lo, hi = a, b
+	}
+	return lo >= 0 && m.re.MatchString(s[lo:hi])
+}
+
+// firstWhole is first without windows: every candidate reads all of s. Tests compare the two.
+func (ms *matcherSet) firstWhole(s string) int {
 	can := ms.candidates(s)
 	for i, m := range ms.matchers {
 		if can[i] && m.re.MatchString(s) {

@@ -198,3 +198,35 @@ func TestCapitalLookAlikes(t *testing.T) {
 		t.Errorf("Greek capitals: %q", got)
 	}
 }
+
+// Reading only the windows around the literals finds what reading the whole text finds: every reading of every
+// fourth note of the corpus, in every rule set, and the notes stretched long with benign padding around them.
+func TestWindowsFindWhatTheWholeTextFinds(t *testing.T) {
+	p := New(nil, false, quiet())
+	notes := append(readCorpus(t, "testdata/train.tsv"), readCorpus(t, "testdata/heldout.tsv")...)
+	pad := strings.Repeat("the quick build ran fine on the second try and the logs were clean ", 6)
+	checked := 0
+	for i, n := range notes {
+		if i%4 != 0 {
+			continue
+		}
+		for _, text := range []string{n.text, pad + n.text + " " + pad} {
+			v := newViews(text)
+			readings := map[*matcherSet][]string{
+				p.token.set:  {p.clean(v.words), p.clean(v.leet), p.clean(v.joined)},
+				p.raw.set:    {v.plain},
+				p.exact.set:  {p.cleanExact(v.exact)},
+				p.native.set: {v.native},
+			}
+			for set, rs := range readings {
+				for _, r := range rs {
+					if got, want := set.first(r), set.firstWhole(r); got != want {
+						t.Fatalf("%q: windows find matcher %d, the whole text %d", r, got, want)
+					}
+					checked++
+				}
+			}
+		}
+	}
+	t.Logf("%d readings compared", checked)
+}
