@@ -68,7 +68,7 @@ func (c *canvas) paint(x, y int, col, a uint8) {
 // picture draws a colour image scaled into r.
 func (c *canvas) picture(r image.Rectangle, img image.Image) {
 	if c.rgba != nil {
-		xdraw.BiLinear.Scale(c.rgba.SubImage(c.clip).(*image.RGBA), r, img, img.Bounds(), draw.Over, nil)
+		xdraw.ApproxBiLinear.Scale(c.rgba.SubImage(c.clip).(*image.RGBA), r, img, img.Bounds(), draw.Over, nil)
 	}
 }
 

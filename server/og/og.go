@@ -10,6 +10,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -70,7 +71,7 @@ func clean(s string) string {
 		if unicode.IsSpace(r) {
 			return ' '
 		}
-		if unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cf, r) {
+		if unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cf, r) && r != '\u200c' { // the zero-width non-joiner spells Persian
 			return -1
 		}
 		return r
@@ -143,6 +144,9 @@ func (s *Service) recompressor() {
 		if err != nil {
 			continue
 		}
+		if _, ok := img.(*image.Paletted); !ok {
+			continue // a full-colour image (emoji) takes ten times as long to re-encode for a few percent
+		}
 		var out bytes.Buffer
 		if enc.Encode(&out, img) != nil || out.Len() >= len(old.PNG) {
 			continue
@@ -209,6 +213,10 @@ func (s *Service) Cached(p Params) bool {
 	return ok
 }
 
+// renders bounds the images drawn at once: drawing is CPU work, and more at once than there are cores only adds
+// memory.
+var renders = make(chan struct{}, runtime.GOMAXPROCS(0))
+
 // Image returns the image for normalised parameters, from the cache or freshly drawn; concurrent requests for one
 // image draw it once.
 func (s *Service) Image(p Params) (Image, error) {
@@ -219,7 +227,9 @@ func (s *Service) Image(p Params) (Image, error) {
 	}
 	s.misses.Add(1)
 	v, err, _ := s.group.Do(p.Type+"\x00"+p.Title+"\x00"+p.Subtitle, func() (any, error) {
+		renders <- struct{}{} // at most one uncached image per core is drawn at a time
 		data, err := s.Render(p)
+		<-renders
 		if err != nil {
 			return Image{}, err
 		}
@@ -270,11 +280,7 @@ func (s *Service) Render(p Params) ([]byte, error) {
 		lk = looks["default"]
 	}
 	sh := shapers.Get().(*shaper)
-	defer func() {
-		clear(sh.faces)
-		clear(sh.fontOf)
-		shapers.Put(sh)
-	}()
+	defer shapers.Put(sh) // with its faces: a face caches glyph extents for the next image
 
 	// Lay everything out first: an image with an emoji in it is drawn in full colour.
 	width := textRight - textLeft
@@ -295,7 +301,8 @@ func (s *Service) Render(p Params) ([]byte, error) {
 		th, sh2 := lineHeight(titleSize), lineHeight(subSize)
 		title, sub = sh.shape(p.Title, true, titleSize), sh.shape(p.Subtitle, false, subSize)
 		titleLines, subLines = sh.lines(title, width, 0), sh.lines(sub, width, 0)
-		fits := len(titleLines) <= maxTitleLines && len(titleLines)*th+gap(subLines)+len(subLines)*sh2 <= textBot-textTop
+		fits := len(titleLines) <= maxTitleLines && len(titleLines)*th+gap(subLines)+len(subLines)*sh2 <= textBot-textTop &&
+			!overflows(titleLines, width) && !overflows(subLines, width)
 		if fits {
 			break
 		}
@@ -338,8 +345,10 @@ func (s *Service) Render(p Params) ([]byte, error) {
 		c.rect(image.Rect(0, 0, 16, Height), accent)
 	}
 
-	// Text keeps to the area between the margins, however its glyphs hang.
-	c.clip = image.Rect(textLeft-margin/4, 0, textRight+margin/4, Height)
+	// Text keeps to its band between the margins, however its glyphs hang (stacked marks, a cluster too wide to
+	// break): the label's, the title's and subtitle's, the footer's.
+	band := func(top, bottom int) { c.clip = image.Rect(textLeft-margin/4, top, textRight+margin/4, bottom) }
+	band(56, textTop-28)
 
 	// The label: the type as a pill, or the site's host for the default look.
 	for _, l := range labelLine {
@@ -351,6 +360,7 @@ func (s *Service) Render(p Params) ([]byte, error) {
 		}
 	}
 
+	band(textTop-28, textBot+14)
 	y := textTop
 	for _, l := range titleLines {
 		y += lineHeight(titleSize)
@@ -363,6 +373,7 @@ func (s *Service) Render(p Params) ([]byte, error) {
 	}
 
 	// The footer: the owner, and the host when the label does not already show it.
+	band(textBot+14, Height-margin/2)
 	for _, l := range ownerLine {
 		sh.drawLine(c, l, textLeft, Height-margin+8, fg, true)
 	}
@@ -376,6 +387,11 @@ func (s *Service) Render(p Params) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.Clone(out.Bytes()), nil // the cache keeps what it counts, not the buffer's spare room
+}
+
+// overflows reports a line wider than width: a cluster that cannot be broken (a run of conjuncts, stacked marks).
+func overflows(lines []shaping.Line, width int) bool {
+	return slices.ContainsFunc(lines, func(l shaping.Line) bool { return lineWidth(l).Ceil() > width })
 }
 
 // maxTitleLines is how many lines a title may take.

@@ -17,6 +17,8 @@ import (
 	"twofold/server/og/fonts"
 
 	"github.com/go-text/typesetting/di"
+	"github.com/go-text/typesetting/shaping"
+	"golang.org/x/image/math/fixed"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden images of TestScripts")
@@ -297,9 +299,26 @@ func TestRightToLeft(t *testing.T) {
 		t.Errorf("a short right-to-left title has ink at %v, near the left edge", p)
 	}
 
-	// Mixed: in a left-to-right paragraph the Hebrew phrase is one run, drawn right to left, between the Latin.
+	// Drawn from the right: the first word of a right-to-left line is its rightmost run, with a number and an
+	// emoji in between keeping their places.
 	sh := shapers.Get().(*shaper)
 	defer shapers.Put(sh)
+	for _, text := range []string{"عام 2026 جديد", "مرحبا 👋 بالعالم", "שלום עולם: אתר 2.0 אישי"} {
+		rp := sh.shape(text, true, 56)
+		ls := sh.lines(rp, 2000, 0)
+		if len(ls) != 1 || len(ls[0]) < 2 {
+			t.Fatalf("%q: %d lines", text, len(ls))
+		}
+		v := visual(ls[0])
+		if last := v[len(v)-1]; last.Runes.Offset != 0 {
+			t.Errorf("%q: the rightmost run starts at rune %d, want the first word (0)", text, last.Runes.Offset)
+		}
+		if first := v[0]; first.Runes.Offset+first.Runes.Count != len(rp.text) {
+			t.Errorf("%q: the leftmost run ends at rune %d, want the last word (%d)", text, first.Runes.Offset+first.Runes.Count, len(rp.text))
+		}
+	}
+
+	// Mixed: in a left-to-right paragraph the Hebrew phrase is one run, drawn right to left, between the Latin.
 	mp := sh.shape("Release של המערכת now", true, 56)
 	ls := sh.lines(mp, 2000, 0)
 	if mp.dir != di.DirectionLTR || len(ls) != 1 {
@@ -338,6 +357,11 @@ func TestHostileTitles(t *testing.T) {
 		strings.Repeat("क्", MaxTitle/2),
 		strings.Repeat("ไ", MaxTitle),
 		strings.Repeat("1️⃣", MaxTitle/3),
+		"Z" + strings.Repeat("\u0316", 116), // marks stacked below one letter
+		"Z" + strings.Repeat("\u0301", 116), // and above it
+		"ب" + strings.Repeat("\u0670\u0654", 56),
+		"ก" + strings.Repeat("\u0E48\u0E34", 56),
+		"a" + strings.Repeat("\u0903", 110), // one cluster wider than the image
 	}
 	bg := looks["article"].bg
 	for _, title := range titles {
@@ -348,5 +372,36 @@ func TestHostileTitles(t *testing.T) {
 		if p, found := ink(img, image.Rect(16, Height-margin/2, Width, Height), bg); found {
 			t.Errorf("%.12q: ink at %v near the bottom edge", title, p)
 		}
+		if p, found := ink(img, image.Rect(300, 0, Width, textTop-28), bg); found { // right of the label's pill
+			t.Errorf("%.12q: ink at %v above the title's band", title, p)
+		}
+		if p, found := ink(img, image.Rect(16, textBot+14, Width, 528), bg); found { // above the footer's letters
+			t.Errorf("%.12q: ink at %v below the subtitle's band", title, p)
+		}
+	}
+}
+
+// A paragraph wrapped twice (at each size the title tries, then with its ellipsis) keeps its word spaces: the
+// wrapper zeroes the space that ends a line in the glyphs it is given, and would glue those words on the next wrap.
+func TestWrappingTwiceKeepsSpaces(t *testing.T) {
+	sh := shapers.Get().(*shaper)
+	defer shapers.Put(sh)
+	text := "amet mm task understanding stop of amet the understanding W understanding sit future work future build"
+	p := sh.shape(text, true, 48)
+	if n := len(sh.lines(p, 300, 0)); n < 4 {
+		t.Fatalf("%d lines at 300 px", n)
+	}
+	again := sh.lines(p, 5000, 0)
+	fresh := sh.lines(sh.shape(text, true, 48), 5000, 0)
+	drawn := func(l shaping.Line) (w fixed.Int26_6) { // what drawLine advances by
+		for _, r := range l {
+			for _, g := range r.Glyphs {
+				w += g.Advance
+			}
+		}
+		return w
+	}
+	if len(again) != 1 || len(fresh) != 1 || drawn(again[0]) != drawn(fresh[0]) {
+		t.Fatalf("wrapped again: %d lines, %v wide; shaped afresh: %d lines, %v wide", len(again), drawn(again[0]), len(fresh), drawn(fresh[0]))
 	}
 }

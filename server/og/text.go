@@ -3,6 +3,7 @@ package og
 import (
 	"bytes"
 	"image"
+	"image/draw"
 	"image/png"
 	"math"
 	"slices"
@@ -333,12 +334,27 @@ func (s *shaper) lines(p para, width, maxLines int) []shaping.Line {
 		return nil
 	}
 	cfg := shaping.WrapConfig{Direction: p.dir, TruncateAfterLines: maxLines, Truncator: p.ellipsis, BreakPolicy: shaping.WhenNecessary}
-	ls, _ := s.wrap.WrapParagraph(cfg, width, p.text, shaping.NewSliceIterator(p.runs))
+	// The wrapper zeroes the advance of the space that ends a line in the glyphs it is given: a paragraph wrapped
+	// again (at the next size, or with an ellipsis) would glue those words together. It gets a copy.
+	runs := make([]shaping.Output, len(p.runs))
+	for i, r := range p.runs {
+		runs[i] = r
+		runs[i].Glyphs = slices.Clone(r.Glyphs)
+	}
+	ls, _ := s.wrap.WrapParagraph(cfg, width, p.text, shaping.NewSliceIterator(runs))
 	out := make([]shaping.Line, len(ls)) // the wrapper reuses its buffers on the next call
 	for i, l := range ls {
 		out[i] = slices.Clone(l)
 	}
 	return out
+}
+
+// visual returns a line's runs from left to right. The wrapper keeps them in logical order and numbers their
+// places from the left: a right-to-left run, a number in it, an emoji or a change of font is drawn where it is read.
+func visual(l shaping.Line) shaping.Line {
+	l = slices.Clone(l)
+	slices.SortStableFunc(l, func(a, b shaping.Output) int { return int(a.VisualIndex) - int(b.VisualIndex) })
+	return l
 }
 
 func lineWidth(l shaping.Line) fixed.Int26_6 {
@@ -367,7 +383,7 @@ func (s *shaper) usesBitmaps(lines ...[]shaping.Line) bool {
 func (s *shaper) drawLine(c *canvas, l shaping.Line, x, y int, col uint8, bold bool) {
 	dot := fixed.I(x)
 	base := fixed.I(y)
-	for _, run := range l {
+	for _, run := range visual(l) {
 		f := s.fontOf[run.Face]
 		embolden := bold && f != nil && f.Regular
 		for _, g := range run.Glyphs {
@@ -493,8 +509,8 @@ func (s *shaper) bitmap(c *canvas, b font.GlyphBitmap, g shaping.Glyph, x, y fix
 	if b.Format != font.PNG || c.rgba == nil {
 		return false
 	}
-	img, err := png.Decode(bytes.NewReader(b.Data))
-	if err != nil {
+	img := emojiImage(g.GlyphID, b.Data)
+	if img == nil {
 		return false
 	}
 	r := image.Rect((x + g.XBearing).Round(), (y - g.YBearing).Round(), (x + g.XBearing + g.Width).Round(), (y - g.YBearing - g.Height).Round())
@@ -503,4 +519,35 @@ func (s *shaper) bitmap(c *canvas, b font.GlyphBitmap, g shaping.Glyph, x, y fix
 	}
 	c.picture(r, img)
 	return true
+}
+
+// emojiImages keeps emoji decoded into RGBA, by glyph: decoding a PNG on every render made an image of emoji ten
+// times the work of a Latin one. At most maxEmojiImages (about 18 KB each) are kept; past that they are decoded
+// each time.
+var (
+	emojiMu     sync.Mutex
+	emojiImages = map[font.GID]*image.RGBA{}
+)
+
+const maxEmojiImages = 1024
+
+func emojiImage(gid font.GID, data []byte) *image.RGBA {
+	emojiMu.Lock()
+	img, ok := emojiImages[gid]
+	emojiMu.Unlock()
+	if ok {
+		return img
+	}
+	src, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil
+	}
+	img = image.NewRGBA(src.Bounds())
+	draw.Draw(img, img.Rect, src, src.Bounds().Min, draw.Src)
+	emojiMu.Lock()
+	if len(emojiImages) < maxEmojiImages {
+		emojiImages[gid] = img
+	}
+	emojiMu.Unlock()
+	return img
 }
