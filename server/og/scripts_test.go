@@ -318,6 +318,35 @@ func TestRightToLeft(t *testing.T) {
 		}
 	}
 
+	// Nested: a number inside a right-to-left phrase of a left-to-right title stays inside the phrase, whose words
+	// are drawn right to left around it (rule L2): Release | המערכת | 2.0 | של | now.
+	np := sh.shape("Release של 2.0 המערכת now", true, 56)
+	nl := sh.lines(np, 4000, 0)
+	if len(nl) != 1 {
+		t.Fatalf("nested: %d lines", len(nl))
+	}
+	at := func(rune int) int { // the visual place of the run holding a rune
+		for i, r := range visual(nl[0]) {
+			if rune >= r.Runes.Offset && rune < r.Runes.Offset+r.Runes.Count {
+				return i
+			}
+		}
+		return -1
+	}
+	if !(at(0) < at(15) && at(15) < at(11) && at(11) < at(8) && at(8) < at(22)) {
+		t.Errorf("nested: visual places of Release %d, המערכת %d, 2.0 %d, של %d, now %d", at(0), at(15), at(11), at(8), at(22))
+	}
+
+	// A right-to-left line cut short ends in "…" at its left, where the reader gets to.
+	cut := sh.shape(strings.Repeat("مرحبا بالعالم ", 20), true, 56)
+	cl := sh.lines(cut, 600, 1)
+	if len(cl) != 1 {
+		t.Fatalf("cut: %d lines", len(cl))
+	}
+	if v := visual(cl[0]); &v[0].Glyphs[0] != &cut.ellipsis.Glyphs[0] {
+		t.Errorf("the ellipsis of a right-to-left line is not its leftmost run")
+	}
+
 	// Mixed: in a left-to-right paragraph the Hebrew phrase is one run, drawn right to left, between the Latin.
 	mp := sh.shape("Release של המערכת now", true, 56)
 	ls := sh.lines(mp, 2000, 0)

@@ -12,6 +12,7 @@ import (
 
 	"twofold/server/og/fonts"
 
+	"github.com/go-text/typesetting/bidi"
 	"github.com/go-text/typesetting/di"
 	"github.com/go-text/typesetting/font"
 	ot "github.com/go-text/typesetting/font/opentype"
@@ -20,7 +21,7 @@ import (
 	"github.com/go-text/typesetting/shaping"
 	"golang.org/x/image/math/fixed"
 	"golang.org/x/image/vector"
-	"golang.org/x/text/unicode/bidi"
+	xbidi "golang.org/x/text/unicode/bidi"
 )
 
 // Text is laid out in four steps, the way a browser does it: the paragraph is split into runs of one direction
@@ -66,6 +67,7 @@ func (s *shaper) face(f *fonts.Font) *font.Face {
 // para is a paragraph shaped in one weight and size.
 type para struct {
 	text     []rune
+	levels   []bidi.Level // each rune's embedding level (the bidi algorithm's rules up to I2)
 	runs     []shaping.Output
 	dir      di.Direction
 	ellipsis shaping.Output
@@ -75,11 +77,11 @@ type para struct {
 // direction is the paragraph's direction by its first strong character (rules P2 and P3 of the bidi algorithm).
 func direction(text []rune) di.Direction {
 	for _, r := range text {
-		p, _ := bidi.LookupRune(r)
+		p, _ := xbidi.LookupRune(r)
 		switch p.Class() {
-		case bidi.L:
+		case xbidi.L:
 			return di.DirectionLTR
-		case bidi.R, bidi.AL:
+		case xbidi.R, xbidi.AL:
 			return di.DirectionRTL
 		}
 	}
@@ -142,6 +144,7 @@ func (s *shaper) shape(text string, bold bool, size int) para {
 	}
 	p := para{text: breakHints(stripToneModifiers(text)), bold: bold}
 	p.dir = direction(p.text)
+	p.levels = levelsOf(p.text, p.dir)
 	primary := s.face(w.Go)
 	sz := fixed.I(size)
 	p.ellipsis = s.hb.Shape(shaping.Input{Text: []rune{'…'}, RunEnd: 1, Direction: di.DirectionLTR, Face: primary, Size: sz, Script: language.Latin})
@@ -345,8 +348,83 @@ func (s *shaper) lines(p para, width, maxLines int) []shaping.Line {
 	out := make([]shaping.Line, len(ls)) // the wrapper reuses its buffers on the next call
 	for i, l := range ls {
 		out[i] = slices.Clone(l)
+		p.order(out[i])
 	}
 	return out
+}
+
+// levelsOf resolves each rune's embedding level in a paragraph of a direction.
+func levelsOf(text []rune, dir di.Direction) []bidi.Level {
+	levels := make([]bidi.Level, len(text))
+	def := bidi.LeftToRight
+	if dir == di.DirectionRTL {
+		def = bidi.RightToLeft
+	}
+	var bp bidi.Paragraph
+	runs := bp.Segment(text, def)
+	start := 0
+	for i := range runs.NumRuns() {
+		r := runs.Run(i)
+		for j := start; j < r.End && j < len(levels); j++ {
+			levels[j] = r.Level
+		}
+		start = r.End
+	}
+	return levels
+}
+
+// order sets the visual index of a line's runs by rule L2 of the bidi algorithm: from the highest level down to the
+// lowest odd one, every stretch of runs at that level or higher is reversed. (The wrapper only reverses runs whose
+// direction differs from the paragraph's, which misplaces a number inside a right-to-left phrase of a left-to-right
+// title.) The ellipsis of a cut line goes where the line ends in reading order.
+func (p para) order(l shaping.Line) {
+	var runs []int // the line's runs of text, in logical order
+	ellipsis := -1
+	for i, r := range l {
+		if len(r.Glyphs) > 0 && len(p.ellipsis.Glyphs) > 0 && &r.Glyphs[0] == &p.ellipsis.Glyphs[0] {
+			ellipsis = i
+			continue
+		}
+		runs = append(runs, i)
+	}
+	slices.SortStableFunc(runs, func(a, b int) int { return l[a].Runes.Offset - l[b].Runes.Offset })
+	level := func(i int) int {
+		if o := l[i].Runes.Offset; o >= 0 && o < len(p.levels) {
+			return int(p.levels[o])
+		}
+		return 0
+	}
+	top, lowestOdd := 0, 1<<30
+	for _, i := range runs {
+		top = max(top, level(i))
+		if level(i)%2 == 1 {
+			lowestOdd = min(lowestOdd, level(i))
+		}
+	}
+	for lev := top; lev >= lowestOdd && lev > 0; lev-- {
+		for a := 0; a < len(runs); {
+			if level(runs[a]) < lev {
+				a++
+				continue
+			}
+			b := a
+			for b < len(runs) && level(runs[b]) >= lev {
+				b++
+			}
+			slices.Reverse(runs[a:b])
+			a = b
+		}
+	}
+	if ellipsis >= 0 {
+		if p.dir == di.DirectionRTL {
+			runs = append([]int{ellipsis}, runs...)
+		} else {
+			runs = append(runs, ellipsis)
+		}
+	}
+	for v, i := range runs {
+		l[i].VisualIndex = int32(v)
+	}
 }
 
 // visual returns a line's runs from left to right. The wrapper keeps them in logical order and numbers their
