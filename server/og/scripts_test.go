@@ -94,6 +94,23 @@ func TestScripts(t *testing.T) {
 	}
 }
 
+// TestLocaleIndependent: an image depends on its title alone, never on the server's locale. Shaping in the
+// locale's language gave Chinese titles Japanese or Korean glyph forms on a server started under ja_JP or ko_KR.
+func TestLocaleIndependent(t *testing.T) {
+	for _, name := range []string{"chinese", "traditional", "japanese", "korean"} {
+		i := slices.IndexFunc(scriptCases, func(c struct{ name, title, subtitle string }) bool { return c.name == name })
+		tc := scriptCases[i]
+		t.Setenv("LC_ALL", "C.UTF-8")
+		want := renderCase(t, tc.title, tc.subtitle)
+		for _, locale := range []string{"ja_JP.UTF-8", "ko_KR.UTF-8", "zh_TW.UTF-8"} {
+			t.Setenv("LC_ALL", locale)
+			if n, total := differing(renderCase(t, tc.title, tc.subtitle), want, 0); n > 0 {
+				t.Errorf("%s under LC_ALL=%s: %d of %d pixels differ from the image under C.UTF-8", name, locale, n, total)
+			}
+		}
+	}
+}
+
 func writePNG(t *testing.T, path string, img image.Image) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

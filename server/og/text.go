@@ -151,7 +151,7 @@ func (s *shaper) shape(text string, bold bool, size int) para {
 	if len(p.text) == 0 {
 		return p
 	}
-	in := shaping.Input{Text: p.text, RunEnd: len(p.text), Direction: p.dir, Face: primary, Size: sz, Language: language.DefaultLanguage()}
+	in := shaping.Input{Text: p.text, RunEnd: len(p.text), Direction: p.dir, Face: primary, Size: sz, Language: textLanguage(p.text)}
 	var pieces []shaping.Input
 	for _, run := range s.seg.Split(in, oneFace{primary}) {
 		pieces = s.assignFaces(run, w, pieces)
@@ -628,4 +628,16 @@ func emojiImage(gid font.GID, data []byte) *image.RGBA {
 	}
 	emojiMu.Unlock()
 	return img
+}
+
+// textLanguage is the language a title is shaped in, read from the text alone and never from the server's locale
+// (the same title must give the same image on every machine): Japanese when it holds kana, so that Han characters
+// take their Japanese forms; otherwise none, and the CJK font's default (Simplified Chinese) forms.
+func textLanguage(text []rune) language.Language {
+	for _, r := range text {
+		if unicode.In(r, unicode.Hiragana, unicode.Katakana) {
+			return language.NewLanguage("ja")
+		}
+	}
+	return ""
 }
