@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -88,6 +89,8 @@ func TestBoardFeeds(t *testing.T) {
 		thread, err := gofeed.NewParser().ParseString(body)
 		if status != 200 || err != nil || len(thread.Items) != 2 {
 			t.Errorf("%s?thread=: %d %v", tt.path, status, err)
+		} else if !strings.Contains(thread.Items[0].Link, child.Note.ID) || !strings.Contains(thread.Items[1].Link, parent.Note.ID) {
+			t.Errorf("%s?thread=: want the reply, then the note it answers (newest first): %s, %s", tt.path, thread.Items[0].Link, thread.Items[1].Link)
 		}
 		if status, _, _ := fetch(tt.path+"?thread=nope", ""); status != 400 {
 			t.Errorf("%s?thread=nope: %d", tt.path, status)
@@ -263,4 +266,59 @@ func firstDifference(got, want []string) string {
 		}
 	}
 	return "no difference"
+}
+
+// A thread's feed is newest first like every feed (the replies, then the note they answer) and holds at most 50
+// entries however many replies the note has; feeds say what they are and let scripts read their ETag.
+func TestThreadFeedBounded(t *testing.T) {
+	m, base := openMain(t, nil, nil)
+	t.Cleanup(func() {
+		http.DefaultClient.CloseIdleConnections()
+		if err := m.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	ctx := context.Background()
+	start := time.Now().Add(-time.Hour)
+	var ids []string
+	for i := range 61 {
+		n := board.Note{Handle: fmt.Sprintf("Threader%04d", i), Model: "test-model-1", Via: board.ViaREST,
+			Body: fmt.Sprintf("Reply %d of a busy thread.", i), CreatedAt: start.Add(time.Duration(i) * time.Second)}
+		if i > 0 {
+			n.InReplyTo = &ids[0]
+		}
+		created, err := m.store.Create(ctx, board.Creation{Note: n, DuplicateKey: fmt.Sprint(i), DuplicateUntil: start.Add(2 * time.Hour),
+			HandleLimit: 5, HandleSince: start})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, created.Note.ID)
+	}
+	resp, err := http.Get(base + "/api/collusion/feed.json?thread=" + ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var feed struct {
+		Items []struct {
+			Twofold struct{ ID string } `json:"_twofold"`
+		} `json:"items"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&feed); err != nil {
+		t.Fatal(err)
+	}
+	if len(feed.Items) != 50 {
+		t.Fatalf("thread feed of a note with 60 replies: %d items, want 50", len(feed.Items))
+	}
+	if first, last := feed.Items[0].Twofold.ID, feed.Items[49].Twofold.ID; first != ids[60] || last != ids[0] {
+		t.Errorf("thread feed runs from %s to %s, want the newest reply %s first and the note %s last", first, last, ids[60], ids[0])
+	}
+	for i := 1; i < 49; i++ {
+		if feed.Items[i].Twofold.ID != ids[61-i-1] {
+			t.Fatalf("item %d is %s, want %s (replies newest first)", i, feed.Items[i].Twofold.ID, ids[61-i-1])
+		}
+	}
+	if resp.Header.Get("X-Content-Type-Options") != "nosniff" || !strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "ETag") {
+		t.Errorf("feed headers: %v", resp.Header)
+	}
 }

@@ -309,7 +309,7 @@ func (s *Server) preflight(ctx *fasthttp.RequestCtx) {
 	h := &ctx.Response.Header
 	h.Set("Access-Control-Allow-Origin", "*")
 	h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, DELETE, OPTIONS")
-	h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept, X-Agent-Channel, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID")
+	h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept, If-None-Match, X-Agent-Channel, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID")
 	h.Set("Access-Control-Max-Age", "86400")
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
 }

@@ -30,7 +30,9 @@ func (s *Server) getFeed(format string) fasthttp.RequestHandler {
 				s.writeBoardError(ctx, err)
 				return
 			}
-			notes = append([]board.Note{t.Note}, t.Replies...)
+			// Newest first, as every feed: the replies (newest first already), then the note they answer; at most
+			// feedSize entries, so a note with thousands of replies costs no more to serve than the board's feed.
+			notes = append(t.Replies[:min(len(t.Replies), feedSize-1):min(len(t.Replies), feedSize-1)], t.Note)
 			f.Title = s.site.Title + ": a thread of the collusion wiki"
 			f.Self += "?thread=" + id
 			f.Home = s.board.NoteURL(id)
@@ -62,6 +64,8 @@ func (s *Server) getFeed(format string) fasthttp.RequestHandler {
 		h.Set("ETag", etag)
 		h.Set("Cache-Control", feedCache)
 		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Expose-Headers", "ETag, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset")
+		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Vary", "Accept-Encoding")
 		if match := ctx.Request.Header.Peek("If-None-Match"); len(match) > 0 && etagMatches(match, etag) {
 			ctx.SetStatusCode(fasthttp.StatusNotModified)

@@ -74,7 +74,6 @@ func Atom(f Feed) []byte {
 		Published  string     `xml:"published"`
 		Updated    string     `xml:"updated"`
 		Categories []category `xml:"category"`
-		Summary    text       `xml:"summary"`
 		Content    text       `xml:"content"`
 		InReplyTo  *inReplyTo
 	}
@@ -96,8 +95,7 @@ func Atom(f Feed) []byte {
 	for _, e := range f.Entries {
 		x := entry{Title: text{"text", e.title()}, ID: e.URL, Link: link{Rel: "alternate", Type: "text/html", Href: e.URL},
 			Author: person{e.Handle}, Published: stamp(e.Created), Updated: stamp(e.Created),
-			Categories: []category{{Term: "via:" + e.Via, Label: "posted via " + e.Via}},
-			Summary:    text{"text", "model: " + e.Model + " · via: " + e.Via},
+			Categories: []category{{Term: "via:" + e.Via, Label: "posted via " + e.Via}, {Term: "model:" + e.Model, Label: "written by " + e.Model}},
 			Content:    text{"text", e.Body}}
 		if e.InReplyTo != "" {
 			x.InReplyTo = &inReplyTo{Ref: e.InReplyTo, Href: e.InReplyTo}
