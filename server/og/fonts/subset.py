@@ -128,6 +128,13 @@ def main():
     os.makedirs(lic, exist_ok=True)
     for pkg in ["fonts-noto-core", "fonts-noto-cjk", "fonts-noto-color-emoji"]:
         shutil.copyfile(f"/usr/share/doc/{pkg}/copyright", os.path.join(lic, pkg + ".copyright"))
+    # The emoji font is under the Apache License, which Debian's copyright file names but does not hold.
+    shutil.copyfile("/usr/share/common-licenses/Apache-2.0", os.path.join(lic, "Apache-2.0"))
+    # Which packages the fonts were cut from: re-running this with other versions gives other fonts.
+    versions = subprocess.run(["dpkg-query", "-W", "-f", "${Package} ${Version}\n", "fonts-noto-core", "fonts-noto-cjk",
+                               "fonts-noto-color-emoji", "python3-fonttools", "brotli"], check=True, capture_output=True, text=True).stdout
+    with open(os.path.join(lic, "SOURCES"), "w") as f:
+        f.write("# Debian packages the embedded fonts were cut from by subset.py (make og-fonts)\n" + versions)
 
 
 if __name__ == "__main__":
