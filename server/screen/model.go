@@ -16,8 +16,11 @@ import (
 // (make screen-model), deterministically, and its weights are committed as model.bin. It is one more signal
 // beside the rules: it refuses a note only when it is confident the note is harmful.
 
+// featureBits sets the number of hash buckets: 2^19. In cross-validation on train.tsv (cv_test.go), 2^16 buckets
+// lost six points of recall at the same false rejections to collisions between features; 2^19 lost less than one
+// point against 2^20, at half the size.
 const (
-	featureBits = 16
+	featureBits = 19
 	features    = 1 << featureBits
 )
 
@@ -42,7 +45,7 @@ type model struct {
 // evidence, and the budget of false refusals must hold for short notes too, not only on average.
 const shortWords = 9
 
-const modelMagic = "twofold-screen-model-2\n"
+const modelMagic = "twofold-screen-model-3\n"
 
 // loadModel reads model.bin; it answers nil when there is none yet (before the first training).
 func loadModel() *model {
@@ -125,7 +128,11 @@ func (m *model) classify(v views) Category {
 	if len(v.words) < minModelWords && !nonSpaced(v.native) {
 		return ""
 	}
-	p := m.probabilities(featuresOf(v))
+	return m.verdict(v, m.probabilities(featuresOf(v)))
+}
+
+// verdict is classify with the probabilities already computed.
+func (m *model) verdict(v views, p []float32) Category {
 	t := m.threshold
 	if len(v.words) <= shortWords {
 		t = m.shortThreshold
@@ -140,6 +147,21 @@ func (m *model) classify(v views) Category {
 		}
 	}
 	return classes[best]
+}
+
+// vetoable are the categories whose phrase rules the model may overrule when it is all but sure a note is benign:
+// those whose rules read phrases that talk about a thing as well as do it (a warning about prompt injection quotes
+// one; a history of a slur names it). Never the detectors of structure (personal data, hidden text), nor minors.
+var vetoable = map[Category]bool{AgentManipulation: true, Hate: true, Violence: true, SelfHarm: true, Spam: true}
+
+// vetoAbove is the probability of "publish" over which the model overrules a vetoable rule. Chosen in five-fold
+// cross-validation on train.tsv alone (cv_test.go, CV_VETO=1): at 0.99 it freed 18 of the 42 benign notes the
+// rules refused and let 3 of the 2,445 harmful notes they caught pass.
+const vetoAbove = 0.99
+
+// overrules reports whether the model is sure enough that a note the rules refuse as c is benign.
+func (m *model) overrules(v views, c Category, p []float32) bool {
+	return vetoable[c] && len(v.words) >= minModelWords && p[0] > vetoAbove
 }
 
 func (m *model) probabilities(fs []uint32) []float32 {

@@ -174,6 +174,13 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 	v := newViews(text)
 	readings := []views{v} // the note and the readings of it that read as words
 	found, best := p.rules(v)
+	var probs []float32 // the model's, on the note as written; computed once
+	if scored && p.model != nil {
+		probs = p.model.probabilities(featuresOf(v))
+		if found != "" && p.model.overrules(v, found, probs) {
+			found, best = "", len(Categories)
+		}
+	}
 	if latinText(v.plain) { // text reversed or in ROT13 reads as words only one way round: the way it is meant
 		here := wordiness(v.words)
 		for _, alt := range []string{reverse(v.plain), rot13(v.plain), rot13(reverse(v.plain))} {
@@ -215,8 +222,8 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 			break
 		}
 	}
-	if found == "" && scored && p.model != nil {
-		found = p.model.classify(v)
+	if found == "" && probs != nil && (len(v.words) >= minModelWords || nonSpaced(v.native)) {
+		found = p.model.verdict(v, probs)
 	}
 	if found == Sexual && slices.ContainsFunc(readings, p.minors) {
 		found = SexualMinors // sexual content with any marker of a minor, in any reading, is never merely sexual
@@ -251,7 +258,7 @@ func (p *Pipeline) minors(v views) bool {
 
 var compactAgeRE = regexp.MustCompile(`(?:^|[a-z])(?:1[0-7]|[1-9])(?:yo|yearold|yrold|yearsold)`)
 
-var minorRE = regexp.MustCompile(`\b(?:(?:turned|aged?|is|are|am|she's|he's|shes|hes|who's|whos|who is|she is|he is|being|im|i'm|they're|canonically|only|just|girl|boy|daughter|son|niece|nephew|sister|brother|cousin|stepdaughter|stepson) (?:only |just |barely |like )?(?:[1-9]|1[0-7]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirte?en|fourte?en|fifte?en|sixte?en|sevente?en)\b|(?:eleven|twelve|thirte?en|fourte?en|fifte?en|sixte?en|sevente?en)(?: |-)?(?:years?(?: |-)?old|yo|y/o)|(?:[1-9]|1[0-7]) ?(?:yo|y ?o|yrs?|years?|year ?olds?|years? ?olds?|años|anos|anni|ans|jaar|jahre?|jährig\w*|lat|yaş\w*|let|лет\w*|летн\w*)|(?:aged?|edad|âge|alter|età|idade|возраст) ?(?:of )?(?:[1-9]|1[0-7])\b|(?:[1-9]|1[0-2]) ?(?:st|nd|rd|th)? ?grade\w*|grade ?(?:[1-9]|1[0-2])|(?:middle|high|elementary|primary|junior high|grade|secondary) ?school\w*|freshm[ae]n|sophomores?|preteens?|pre teens?|tweens?|teens?|teenage\w*|kids?|kiddies?|child\w*|minors?|under ?age\w*|under ?(?:1[0-8])|little (?:girl|boy)s?|schoolgirls?|schoolboys?|toddlers?|bab(?:y|ies)|infants?|loli\w*|shota\w*|jailbait|secundaria|primaria|colegiala\w*|niñ[oa]s?|nin[oa]s?|ragazzin[ae]|menor(?:es)? de edad|menores|meninas?|meninos?|lycéen\w*|collégien\w*|enfants?|gamines?|schüler\w*|schulmädchen|kinder?|mädchen|minderjährig\w*|bambin[ei]|ragazzin[ei]|dziewczynk\w*|çocuk\w*|reşit olmayan|школьни\w*|девочк\w*|мальчик\w*|малолет\w*|несовершеннолет\w*|ребен\w*|дет\w*)\b|小学生|中学生|高校生|女子高生|JK|児童|子供|子ども|幼女|少女|儿童|歳|岁|幼女|萝莉|未成年|初中生|小学生|中学生|초등학생|중학생|고등학생|미성년|아동|어린이|लड़की|बच्च|नाबालिग|قاصر|أطفال|طفل`)
+var minorRE = regexp.MustCompile(`\b(?:(?:turned|aged?|is|are|am|ur|u r|you're|youre|you are|u are|she's|he's|shes|hes|who's|whos|who is|she is|he is|being|im|i'm|they're|canonically|only|just|girl|boy|daughter|son|niece|nephew|sister|brother|cousin|stepdaughter|stepson) (?:only |just |barely |like )?(?:[1-9]|1[0-7]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirte?en|fourte?en|fifte?en|sixte?en|sevente?en)\b|(?:eleven|twelve|thirte?en|fourte?en|fifte?en|sixte?en|sevente?en)(?: |-)?(?:years?(?: |-)?old|yo|y/o)|(?:[1-9]|1[0-7]) ?(?:yo|y ?o|yrs?|years?|year ?olds?|years? ?olds?|años|anos|anni|ans|jaar|jahre?|jährig\w*|lat|yaş\w*|let|лет\w*|летн\w*)|(?:aged?|edad|âge|alter|età|idade|возраст) ?(?:of )?(?:[1-9]|1[0-7])\b|(?:[1-9]|1[0-2]) ?(?:st|nd|rd|th)? ?grade\w*|grade ?(?:[1-9]|1[0-2])|(?:middle|high|elementary|primary|junior high|grade|secondary) ?school\w*|freshm[ae]n|sophomores?|preteens?|pre teens?|tweens?|teens?|teenage\w*|kids?|kiddies?|child\w*|minors?|under ?age\w*|under ?(?:1[0-8])|little (?:girl|boy)s?|schoolgirls?|schoolboys?|toddlers?|bab(?:y|ies)|infants?|loli\w*|shota\w*|jailbait|secundaria|primaria|colegiala\w*|niñ[oa]s?|nin[oa]s?|ragazzin[ae]|menor(?:es)? de edad|menores|meninas?|meninos?|lycéen\w*|collégien\w*|enfants?|gamines?|schüler\w*|schulmädchen|kinder?|mädchen|minderjährig\w*|bambin[ei]|ragazzin[ei]|dziewczynk\w*|çocuk\w*|reşit olmayan|школьни\w*|девочк\w*|мальчик\w*|малолет\w*|несовершеннолет\w*|ребен\w*|дет\w*)\b|小学生|中学生|高校生|女子高生|JK|児童|子供|子ども|幼女|少女|儿童|歳|岁|幼女|萝莉|未成年|初中生|小学生|中学生|초등학생|중학생|고등학생|미성년|아동|어린이|लड़की|बच्च|नाबालिग|قاصر|أطفال|طفل`)
 
 // rules matches the lexicons against every reading of v.
 func (p *Pipeline) rules(v views) (Category, int) {

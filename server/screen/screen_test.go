@@ -46,11 +46,9 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 // The floors on heldout: the figures reached so far, less a small margin. Raise them as the screen improves;
 // never lower them to pass.
 const (
-	floorRecall         = 0.91  // reached: 93.2% (2500/2683)
-	floorFalseRejection = 0.025 // reached: 1.8% (47/2672); 1.6% before the last 414 training notes. It was 2.0% (1.7% reached) until 625 new held-out
-	// notes joined, measured before they did at 1.7% false rejections (6/360), and the model retrained on 938 more
-	// training notes moved four decisions: the figure is the screen's on more notes, not a change for the worse.
-	floorCategory = 0.85 // reached: 88.4% (violence, 243/275) and more in every other category
+	floorRecall         = 0.95  // reached: 96.1% (3346/3481)
+	floorFalseRejection = 0.017 // reached: 1.4% (44/3230)
+	floorCategory       = 0.91  // reached: 93.5% (self_harm, 329/352) and more in every other category
 )
 
 // figures are a screen's results on one corpus.

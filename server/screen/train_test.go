@@ -6,7 +6,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -45,7 +47,7 @@ type training struct {
 	rate, l2, benign float64 // benign: the weight of a benign example's loss
 }
 
-var defaultTraining = training{epochs: 30, rate: 0.4, l2: 1e-6, benign: 1.5}
+var defaultTraining = training{epochs: 30, rate: 0.2, l2: 1e-6, benign: 1.5}
 
 func fitWith(data []example, cfg training) ([][]float64, []float64) {
 	epochs, rate, l2 := cfg.epochs, cfg.rate, cfg.l2
@@ -124,16 +126,30 @@ func softmax64(z []float64) []float64 {
 // cross-validation on the training notes alone.
 func thresholds(data []example) (long, short float64) {
 	var benign [2][]float64 // [0] long, [1] short
+	models := make([]*model, 5)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, min(runtime.GOMAXPROCS(0), 2))) // a fit holds two float64 tables of the features
 	for fold := range 5 {
-		var in, out []example
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			var in []example
+			for i, ex := range data {
+				if i%5 != fold {
+					in = append(in, ex)
+				}
+			}
+			models[fold], _ = decodeModel(encodeModel(fit(in)))
+		})
+	}
+	wg.Wait()
+	for fold, m := range models { // in fold order: the thresholds do not depend on which fold finished first
+		var out []example
 		for i, ex := range data {
 			if i%5 == fold {
 				out = append(out, ex)
-			} else {
-				in = append(in, ex)
 			}
 		}
-		m, _ := decodeModel(encodeModel(fit(in)))
 		for _, ex := range out {
 			if ex.class == 0 {
 				i := 0
