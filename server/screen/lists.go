@@ -46,6 +46,11 @@ var patterns = map[Category][]string{
 		`\b(?:commit suicide|suicide method\w*|how to (?:commit )?suicide|painless (?:way|ways) to die|best way to die|lethal dose|overdose on|od on)\b`,
 		`\b(?:self ?harm\w*|self ?injur\w*)\b.{0,30}\b(?:tips|how|ways|guide|method\w*|encourage\w*|try it)\b`,
 		`\bno reason to (?:live|go on)\b`,
+		// Method and quantity questions: how many of a drug, how high a fall, how long it takes, aimed at dying.
+		`\bhow (?:many|much) (?:\w+ ){0,3}(?:pils|tablets|capsules|mg|miligrams|grams|units|paracetamol|tylenol|acetaminophen|ibuprofen|aspirin|insulin|xanax|benzos|sleeping \w+|oxy\w*|opioids|heroin|fentanyl|morphine)\b.{0,40}\b(?:die|dying|dead|death|kil me|lethal|fatal|never wake|not wake|end it)\b`,
+		`\bhow (?:high|tall|far)\b.{0,40}\b(?:jump|fal|drop)\w*\b.{0,40}\b(?:die|dying|dead|death|kil me|fatal|not survive)\b`,
+		`\bhow long (?:\w+ ){0,4}(?:to die|til i die|until i die|to bled out|to sufocate|to drown|before i die)\b`,
+		`\b(?:cut|slit|slice) (?:my|your) (?:wrists?|throat|veins?)\b`,
 		`\b(?:you should|go|just) (?:kill|hang|off) yourself\b`,
 		`\bkys\b`,
 	},
