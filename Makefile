@@ -27,8 +27,14 @@ generate: ## regenerate the templ components' Go code
 	$(GO) tool templ generate -path templates
 
 test: lint ## the one test command: lint, then every test with the race detector (and the screen's model check and the memory bounds without it)
+	@$(PG_SKIPPED)
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^TestTrainModel$$|Bounded$$' ./server/...
+	@$(PG_SKIPPED)
+
+# Says loudly that the PostgreSQL store's tests will skip (go test hides a passing package's skips).
+PG_SKIPPED = ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || \
+	echo "!! PostgreSQL is not installed: the PostgreSQL store's tests are SKIPPED. Install it (bash .ci/setup, or apt-get install postgresql) and run make test again."
 
 e2e: ## the MCP server against the MCP Inspector CLI and the official conformance suite (installs Node 22 and both); writes e2e-out/og-contact-sheet.png
 	bash server/e2e/run.sh

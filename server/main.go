@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
-	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -496,10 +495,7 @@ func (m *Main) openBackend() (store.Backend, error) {
 // storeName says which store the server uses, for the log; never with a password.
 func (m *Main) storeName() string {
 	if m.Config.StoreURL != "" {
-		if u, err := url.Parse(m.Config.StoreURL); err == nil {
-			return u.Redacted()
-		}
-		return "STORE_URL"
+		return config.RedactStoreURL(m.Config.StoreURL)
 	}
 	return "DATA_DIR " + m.Config.DataDir
 }

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Config is everything the server can be told. The zero value is not useful; use Default or FromEnv.
@@ -398,7 +400,8 @@ func shutdown(c *Config, v string) error {
 	return nil
 }
 
-// storeURL reads STORE_URL: empty, or a postgres:// URL. A message about it never shows the password.
+// storeURL reads STORE_URL: empty, or a postgres:// URL that pgx accepts (port, sslmode, timeouts and the other
+// settings checked now, at start, not at the first connection). A message about it never shows a password.
 func storeURL(c *Config, v string) error {
 	if v == "" {
 		c.StoreURL = ""
@@ -406,14 +409,34 @@ func storeURL(c *Config, v string) error {
 	}
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
-		shown := "the value"
-		if err == nil {
-			shown = fmt.Sprintf("%q", u.Redacted())
+		return fmt.Errorf("%s is not a PostgreSQL URL such as postgres://user:password@db.example:5432/twofold", RedactStoreURL(v))
+	}
+	if _, err := pgconn.ParseConfig(v); err != nil {
+		msg := err.Error()
+		if i := strings.LastIndex(msg, "`: "); i >= 0 {
+			msg = msg[i+3:] // pgx's message starts with the connection string, redacted only as well as it can
 		}
-		return fmt.Errorf("%s is not a PostgreSQL URL such as postgres://user:password@db.example:5432/twofold", shown)
+		return fmt.Errorf("%s cannot be used: %s", RedactStoreURL(v), msg)
 	}
 	c.StoreURL = v
 	return nil
+}
+
+// RedactStoreURL is STORE_URL as logs and messages may show it: without the password of its user or of its query
+// (password=, sslpassword=); a value that is not a URL at all is not shown.
+func RedactStoreURL(v string) string {
+	u, err := url.Parse(v)
+	if err != nil || u.Scheme == "" {
+		return "the value of STORE_URL"
+	}
+	q := u.Query()
+	for k := range q {
+		if strings.Contains(strings.ToLower(k), "password") {
+			q.Set(k, "xxxxx")
+		}
+	}
+	u.RawQuery = q.Encode()
+	return strconv.Quote(u.Redacted())
 }
 
 func checkURL(raw string) error {

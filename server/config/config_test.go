@@ -136,3 +136,34 @@ func TestREADMEListsEveryVariable(t *testing.T) {
 		t.Errorf("README's configuration table lists %s, which the server does not read", n)
 	}
 }
+
+// STORE_URL is checked at start as pgx would read it, and no message about it shows a password, wherever the
+// password is written.
+func TestStoreURL(t *testing.T) {
+	tests := []struct{ name, value, wantErr string }{
+		{"ok", "postgres://twofold:s3cret-pw@db.example:5432/twofold?sslmode=disable", ""},
+		{"not a URL", "host=db.example user=twofold password=s3cret-pw", "not a PostgreSQL URL"},
+		{"another scheme", "mysql://twofold:s3cret-pw@db.example/twofold", "not a PostgreSQL URL"},
+		{"bad port", "postgres://twofold:s3cret-pw@db.example:99999/twofold", "cannot be used"},
+		{"bad sslmode", "postgres://twofold:s3cret-pw@db.example/twofold?sslmode=sometimes", "cannot be used"},
+		{"bad timeout, password in the query", "postgres://db.example/twofold?password=s3cret-pw&connect_timeout=soon", "cannot be used"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := FromEnv(env(map[string]string{"PUBLIC_DIR": t.TempDir(), "STORE_URL": tt.value}), defaults)
+			if tt.wantErr == "" {
+				if err != nil || c.StoreURL != tt.value {
+					t.Fatalf("STORE_URL %q: %v", tt.value, err)
+				}
+			} else if err == nil || !strings.Contains(err.Error(), "STORE_URL") || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("error = %v, want STORE_URL named and %q", err, tt.wantErr)
+			}
+			if err != nil && strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("the message shows the password: %v", err)
+			}
+			if shown := RedactStoreURL(tt.value); strings.Contains(shown, "s3cret") {
+				t.Errorf("RedactStoreURL(%q) = %s", tt.value, shown)
+			}
+		})
+	}
+}

@@ -203,8 +203,21 @@ func (s *Store) Sweep(now time.Time) (int, error) {
 }
 
 // migrate applies the files of migrations/ not yet recorded, each in a transaction with its record, in order.
+// Servers started together on a new database may all migrate at once: each migration's transaction claims its
+// version first, so the others wait on that row and, once it is committed, find the migration applied.
 func (s *Store) migrate(ctx context.Context) error {
-	if _, err := s.pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY)`); err != nil {
+	for attempt := 0; ; attempt++ {
+		_, err := s.pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY)`)
+		var pgErr *pgconn.PgError
+		if err == nil {
+			break
+		}
+		// Two CREATE TABLE IF NOT EXISTS at once: the loser trips on the catalog's unique index (23505) or finds the
+		// type just made (42710, 42P07). Once the winner commits, the table is there.
+		if errors.As(err, &pgErr) && (pgErr.Code == "23505" || pgErr.Code == "42710" || pgErr.Code == "42P07") && attempt < 10 {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
 		return unavailable("migrate", err)
 	}
 	files, _ := fs.Glob(migrations, "migrations/*.sql")
@@ -213,15 +226,14 @@ func (s *Store) migrate(ctx context.Context) error {
 		sql, _ := migrations.ReadFile(f)
 		version := strings.TrimSuffix(strings.TrimPrefix(f, "migrations/"), ".sql")
 		err := s.tx(ctx, func(tx pgx.Tx) error {
-			var applied bool
-			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, version).Scan(&applied); err != nil || applied {
-				return err
+			tag, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1) ON CONFLICT DO NOTHING`, version)
+			if err != nil || tag.RowsAffected() == 0 {
+				return err // applied already, by this server earlier or by another just now
 			}
 			if _, err := tx.Exec(ctx, string(sql)); err != nil {
 				return fmt.Errorf("migration %s: %w", version, err)
 			}
-			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, version)
-			return err
+			return nil
 		})
 		if err != nil {
 			return err

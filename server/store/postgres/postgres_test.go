@@ -72,3 +72,29 @@ func TestTotalMigrationCountsExistingNotes(t *testing.T) {
 		t.Fatalf("total after the upgrade: %d %v", total, err)
 	}
 }
+
+// Servers started together on a new database (a deployment of several instances) all open it: the migrations are
+// applied once, and the others wait for them instead of failing on the rows and tables being made.
+func TestServersMigrateTogether(t *testing.T) {
+	server := pgtest.Start(t)
+	for round := range 3 {
+		url := server.NewDatabase(t)
+		errs := make(chan error, 6)
+		stores := make(chan *postgres.Store, 6)
+		for range 6 {
+			go func() {
+				s, err := postgres.Open(context.Background(), url)
+				errs <- err
+				stores <- s
+			}()
+		}
+		for range 6 {
+			if err := <-errs; err != nil {
+				t.Errorf("round %d: six servers opening a new database at once: %v", round, err)
+			}
+			if s := <-stores; s != nil {
+				s.Close()
+			}
+		}
+	}
+}
