@@ -379,6 +379,58 @@ func Run(t *testing.T, o Opener) {
 		}
 	})
 
+	t.Run("the server's own keeping: key, cache, sweep", func(t *testing.T) {
+		s, ok := o.Open(t).(keeper)
+		if !ok {
+			t.Skip("this store keeps only notes")
+		}
+		key, err := s.Secret()
+		if err != nil || len(key) < 32 {
+			t.Fatalf("secret: %d bytes, %v", len(key), err)
+		}
+		if again, err := s.Secret(); err != nil || string(again) != string(key) {
+			t.Fatalf("a second Secret gave another key: %v", err)
+		}
+		if err := s.CachePut("logo:example.org", []byte("png bytes"), start.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CachePut("logo:gone.example", []byte("old"), start.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CachePut("logo:example.org", []byte("newer png bytes"), start.Add(2*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if v, found, err := s.CacheGet("logo:example.org", start); err != nil || !found || string(v) != "newer png bytes" {
+			t.Fatalf("cache: %q %v %v", v, found, err)
+		}
+		if _, found, err := s.CacheGet("logo:example.org", start.Add(3*time.Hour)); err != nil || found {
+			t.Fatalf("an expired cache entry is found: %v %v", found, err)
+		}
+		if _, found, _ := s.CacheGet("logo:never.example", start); found {
+			t.Fatal("a key never put is found")
+		}
+		if err := s.Spend(ctx, "short-lived", start.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Spend(ctx, "long-lived", start.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		sw, ok := s.(interface{ Sweep(time.Time) (int, error) })
+		if !ok {
+			return
+		}
+		n, err := sw.Sweep(start.Add(30 * time.Minute))
+		if err != nil || n < 2 { // the short-lived nonce and the expired cache entry at least
+			t.Fatalf("sweep removed %d, %v", n, err)
+		}
+		if used, _ := s.Seen(ctx, board.RecordNonce, "long-lived", start.Add(31*time.Minute)); !used {
+			t.Fatal("the sweep removed a record that had not expired")
+		}
+		if _, found, _ := s.CacheGet("logo:example.org", start.Add(31*time.Minute)); !found {
+			t.Fatal("the sweep removed a cache entry that had not expired")
+		}
+	})
+
 	if o.Reopen == nil {
 		return
 	}
@@ -405,7 +457,22 @@ func Run(t *testing.T, o Opener) {
 		if ok, err := s.Blocked(ctx, "blocked2026"); err != nil || !ok {
 			t.Fatalf("a block after the restart: %v %v", ok, err)
 		}
+		if k, ok := s.(keeper); ok {
+			first, _ := k.Secret()
+			k = o.Reopen(t).(keeper)
+			if again, err := k.Secret(); err != nil || string(again) != string(first) {
+				t.Fatalf("the challenge key changed with a restart: %v", err)
+			}
+		}
 	})
+}
+
+// keeper is a store that also keeps what the server needs beside the board: the challenge key and the logo cache.
+type keeper interface {
+	board.Store
+	Secret() ([]byte, error)
+	CacheGet(key string, now time.Time) ([]byte, bool, error)
+	CachePut(key string, value []byte, until time.Time) error
 }
 
 // Closer is a store that can be closed, to be opened again.
