@@ -89,7 +89,11 @@ func command(ctx context.Context, args []string, lookup func(string) (string, bo
 	}
 	b, err := m.openBackend()
 	if err != nil {
-		fmt.Fprintf(errOut, "server %s: the store (%s) cannot be opened (a running server holds DATA_DIR: stop it first): %v\n", args[0], m.storeName(), err)
+		hint := "is a running server holding DATA_DIR? stop it first"
+		if m.Config.StoreURL != "" {
+			hint = "is the database up, and STORE_URL right?"
+		}
+		fmt.Fprintf(errOut, "server %s: the store (%s) cannot be opened (%s): %v\n", args[0], m.storeName(), hint, err)
 		return 1
 	}
 	defer b.Close()

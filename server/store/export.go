@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"twofold/server/board"
+	"twofold/server/errcode"
 )
 
 // Export writes every note of a board, oldest first, one JSON object a line (the note as the API answers it): what
@@ -36,6 +37,13 @@ func Export(ctx context.Context, s board.Store, w io.Writer) (int, error) {
 		}
 	}
 	return len(all), out.Flush()
+}
+
+// PositionTaken is Import's refusal of a note whose number on the board another note already has: an export goes
+// into an empty board, or back into the board it came from, never on top of another board's notes.
+func PositionTaken(id string, position int) error {
+	return errcode.New(errcode.InvalidBody, fmt.Sprintf("import: note %s has position %d, which another note of this board has", id, position),
+		"import into an empty board (a new DATA_DIR or database), or into the board the export came from; nothing was imported")
 }
 
 // Import reads what Export wrote into a store; notes already there are left alone.

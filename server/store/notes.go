@@ -323,6 +323,42 @@ func (s *Store) SeedGenesis(ctx context.Context, notes []board.Note) error {
 	return nil
 }
 
+// positionsFree refuses an import whose new notes take positions the board's notes have (PositionTaken). Only a
+// note numbered no higher than the board's last position can clash; then the board's notes are read once.
+func (s *Store) positionsFree(order []string, added map[string]*board.Note) error {
+	var low []*board.Note
+	for _, id := range order {
+		if n := added[id]; uint64(n.Position) <= s.position {
+			low = append(low, n)
+		}
+	}
+	if len(low) == 0 {
+		return nil
+	}
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte("n/"), UpperBound: []byte("n/~")})
+	if err != nil {
+		return unavailable("import", err)
+	}
+	defer it.Close()
+	taken := map[int]bool{}
+	for ok := it.First(); ok; ok = it.Next() {
+		n, err := decodeNote(it.Value())
+		if err != nil {
+			return unavailable("import", err)
+		}
+		taken[n.Position] = true
+	}
+	if err := it.Error(); err != nil {
+		return unavailable("import", err)
+	}
+	for _, n := range low {
+		if taken[n.Position] {
+			return PositionTaken(n.ID, n.Position)
+		}
+	}
+	return nil
+}
+
 // Import stores notes as they were exported from a board (ids, times, positions, via), oldest first, skipping those
 // already stored: moving a board between stores, or restoring it. Reply counts are counted again from the replies
 // imported; positions and ids given later continue after the highest imported.
@@ -348,6 +384,9 @@ func (s *Store) Import(ctx context.Context, notes []board.Note) error {
 		order = append(order, n.ID)
 		total++
 		position = max(position, uint64(n.Position))
+	}
+	if err := s.positionsFree(order, added); err != nil {
+		return err
 	}
 	for _, id := range order {
 		n := added[id]

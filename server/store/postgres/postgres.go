@@ -583,7 +583,10 @@ func (s *Store) Import(ctx context.Context, notes []board.Note) error {
 		for _, n := range notes {
 			tag, err := tx.Exec(ctx, `INSERT INTO notes (`+noteColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0) ON CONFLICT (id) DO NOTHING`,
 				n.ID, n.Handle, n.Model, n.Body, n.InReplyTo, string(n.Via), n.CreatedAt, n.Position)
-			if err != nil {
+			var pgErr *pgconn.PgError
+			if errors.As(err, &pgErr) && pgErr.Code == "23505" && strings.Contains(pgErr.ConstraintName, "position") {
+				return store.PositionTaken(n.ID, n.Position)
+			} else if err != nil {
 				return err
 			}
 			if tag.RowsAffected() == 0 {

@@ -5,6 +5,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -431,6 +432,46 @@ func Run(t *testing.T, o Opener) {
 		}
 	})
 
+	t.Run("import: into an empty board, again, never onto another board's positions", func(t *testing.T) {
+		if _, ok := o.Open(t).(importer); !ok {
+			t.Skip("this store does not import")
+		}
+		s := o.Open(t)
+		parent := create(t, s, creation("Parent2026", "parent", start))
+		c := creation("Child2026", "child", start.Add(time.Second))
+		c.Note.InReplyTo = &parent.ID
+		create(t, s, c)
+		exported, _, _, err := s.List(ctx, "", 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Reverse(exported)
+
+		other := o.Open(t) // another board, with a note of its own at position 1
+		mine := create(t, other, creation("Mine2026", "mine", start))
+		err = other.(importer).Import(ctx, exported)
+		if !errcode.Is(err, errcode.InvalidBody) {
+			t.Fatalf("import onto another board's positions: %v, want a refusal (INVALID_BODY)", err)
+		}
+		if notes, _, total, _ := other.List(ctx, "", 10); total != 1 || len(notes) != 1 || notes[0].ID != mine.ID {
+			t.Fatalf("a refused import changed the board: %d notes, total %d", len(notes), total)
+		}
+
+		empty := o.Open(t)
+		for range 2 { // a second import of the same file changes nothing
+			if err := empty.(importer).Import(ctx, exported); err != nil {
+				t.Fatal(err)
+			}
+		}
+		notes, _, total, err := empty.List(ctx, "", 10)
+		if err != nil || total != 2 || len(notes) != 2 || notes[1].ID != parent.ID || notes[1].Replies != 1 || notes[0].Position != 2 {
+			t.Fatalf("imported: %+v, total %d, %v", notes, total, err)
+		}
+		if n := create(t, empty, creation("After2026", "after", start.Add(time.Minute))); n.Position != 3 {
+			t.Fatalf("a note after the import has position %d, want 3", n.Position)
+		}
+	})
+
 	if o.Reopen == nil {
 		return
 	}
@@ -465,6 +506,11 @@ func Run(t *testing.T, o Opener) {
 			}
 		}
 	})
+}
+
+// importer is a store that takes exported notes (store.Backend's Import).
+type importer interface {
+	Import(ctx context.Context, notes []board.Note) error
 }
 
 // keeper is a store that also keeps what the server needs beside the board: the challenge key and the logo cache.
