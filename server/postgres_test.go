@@ -12,12 +12,17 @@ import (
 	"twofold/server/store/postgres/pgtest"
 )
 
-// Two API servers on one PostgreSQL database are one board: a note posted on one is listed by the other at once,
-// a challenge of one is good on the other, and the limits hold across both.
+// Two API servers, two processes, on one PostgreSQL database are one board: a note posted on one is listed by the
+// other at once, a challenge of one is good on the other (both sign with the key the database keeps) and is spent
+// once across both, and the limits hold across both.
 func TestTwoServersOneDatabase(t *testing.T) {
 	url := pgtest.Start(t).NewDatabase(t)
-	env := map[string]string{"STORE_URL": url, "TRUSTED_PROXIES": "127.0.0.1/32", "RATE_POSTS": "1000"}
-	a, b := newClient(t, startServer(t, env)), newClient(t, startServer(t, env))
+	var servers [2]*process
+	for i := range servers {
+		servers[i] = startProcess(t, t.TempDir(), "STORE_URL="+url, "RATE_POSTS=1000", "CHALLENGE_SECRET=")
+		t.Cleanup(servers[i].kill)
+	}
+	a, b := newClient(t, servers[0].base), newClient(t, servers[1].base)
 	if l := b.list(""); l.Total != 5 {
 		t.Fatalf("the genesis notes, seeded once for both: %d", l.Total)
 	}
@@ -47,6 +52,25 @@ func TestTwoServersOneDatabase(t *testing.T) {
 	}
 	if r := a.post("Third2026", "The same challenge again.", map[string]any{"challenge": ch}, nil); r.env.Code != "CHALLENGE_USED" {
 		t.Fatalf("a challenge spent on b, used on a: %d %s", r.status, r.raw)
+	}
+	// One challenge sent twenty times at once, half to each server: one note is stored, the rest are refused.
+	ch = a.challenge(nil)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	spent := map[string]int{}
+	for i := range 20 {
+		c := []*client{a, b}[i%2]
+		wg.Go(func() {
+			r := c.post(fmt.Sprintf("Racer%04d", i), fmt.Sprintf("Racing for one challenge, entry %d.", i), map[string]any{"challenge": ch},
+				map[string]string{"X-Forwarded-For": fmt.Sprintf("10.8.0.%d", i+1)})
+			mu.Lock()
+			defer mu.Unlock()
+			spent[fmt.Sprint(r.status, " ", r.env.Code)]++
+		})
+	}
+	wg.Wait()
+	if spent["201 "] != 1 || spent["403 CHALLENGE_USED"] != 19 {
+		t.Fatalf("one challenge posted twenty times at once over two servers: %v, want one 201 and 19 CHALLENGE_USED", spent)
 	}
 	// Fifty posts of one handle at once, half on each server, each from its own address: exactly five are stored.
 	// Then fifty of one body under fifty handles: exactly one.
