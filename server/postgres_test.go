@@ -129,21 +129,42 @@ func TestTwoServersOneDatabase(t *testing.T) {
 func TestDatabaseGoesAndComes(t *testing.T) {
 	pg := pgtest.Start(t)
 	url := pg.NewDatabase(t)
-	env := map[string]string{"STORE_URL": url, "TRUSTED_PROXIES": "127.0.0.1/32"}
+	env := map[string]string{"STORE_URL": url, "TRUSTED_PROXIES": "127.0.0.1/32", "RATE_POSTS": "1000000", "RATE_CHALLENGES": "1000000", "RATE_READS": "1000000"}
 	c := newClient(t, startServer(t, env))
+	var mu sync.Mutex
 	var acked []string
+	answers := map[string]int{}
 	post := func(i int) reply {
-		return c.post(fmt.Sprintf("Fault%04d", i), fmt.Sprintf("Note %d while the database comes and goes.", i), nil, nil)
+		return c.post(fmt.Sprintf("Fault%04d", i), fmt.Sprintf("Note %d while the database comes and goes.", i), nil,
+			map[string]string{"X-Forwarded-For": fmt.Sprintf("10.6.%d.%d", i/250, i%250+1)})
 	}
-	for i := range 5 {
-		r := post(i)
-		if r.status != 201 {
-			t.Fatalf("before: %d %s", r.status, r.raw)
-		}
-		var p posted
-		r.data(t, &p)
-		acked = append(acked, p.Note.ID)
+	// Four posters post all the while the database stops and starts again: each answer is a 201 (and that note
+	// must be there at the end) or a 503 STORE_UNAVAILABLE, never anything else.
+	stop := make(chan struct{})
+	var posters sync.WaitGroup
+	for w := range 4 {
+		posters.Go(func() {
+			for i := w * 10000; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				r := post(i)
+				mu.Lock()
+				answers[fmt.Sprint(r.status, " ", r.env.Code)]++
+				if r.status == 201 {
+					var p posted
+					r.data(t, &p)
+					acked = append(acked, p.Note.ID)
+				} else if r.status != 503 || r.env.Code != "STORE_UNAVAILABLE" {
+					t.Errorf("a post while the database comes and goes: %d %s", r.status, r.raw)
+				}
+				mu.Unlock()
+			}
+		})
 	}
+	time.Sleep(300 * time.Millisecond)
 	pg.Down(t)
 	defer func() { // whatever happens, the next tests find the server up
 		if t.Failed() {
@@ -169,28 +190,40 @@ func TestDatabaseGoesAndComes(t *testing.T) {
 	for _, cl := range []*client{c, late} {
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			r := cl.do("GET", "/api/collusion/notes?limit=200", nil, nil)
-			if r.status == 200 {
-				var l listing
-				r.data(t, &l)
-				have := map[string]bool{}
-				for _, n := range l.Notes {
-					have[n.ID] = true
-				}
-				for _, id := range acked {
-					if !have[id] {
-						t.Fatalf("acknowledged note %s lost", id)
-					}
-				}
+			if r := cl.do("GET", "/api/collusion/notes", nil, nil); r.status == 200 {
 				break
-			}
-			if time.Now().After(deadline) {
+			} else if time.Now().After(deadline) {
 				t.Fatalf("the board did not come back: %d %s", r.status, r.raw)
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
 	}
-	if r := post(99); r.status != 201 {
+	time.Sleep(300 * time.Millisecond) // the posters store notes again
+	close(stop)
+	posters.Wait()
+	t.Logf("answers to the posters: %v", answers)
+	if answers["201 "] == 0 || answers["503 STORE_UNAVAILABLE"] == 0 {
+		t.Fatalf("the posters saw %v: want notes stored and 503s while the database was down", answers)
+	}
+	for _, cl := range []*client{c, late} {
+		have := map[string]bool{}
+		for before := ""; ; {
+			l := cl.list("?limit=200" + before)
+			for _, n := range l.Notes {
+				have[n.ID] = true
+			}
+			if l.NextCursor == nil {
+				break
+			}
+			before = "&before=" + *l.NextCursor
+		}
+		for _, id := range acked {
+			if !have[id] {
+				t.Fatalf("acknowledged note %s lost", id)
+			}
+		}
+	}
+	if r := post(99999); r.status != 201 {
 		t.Fatalf("after the database came back: %d %s", r.status, r.raw)
 	}
 }
