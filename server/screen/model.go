@@ -128,11 +128,7 @@ func (m *model) classify(v views) Category {
 	if len(v.words) < minModelWords && !nonSpaced(v.native) {
 		return ""
 	}
-	return m.verdict(v, m.probabilities(featuresOf(v)))
-}
-
-// verdict is classify with the probabilities already computed.
-func (m *model) verdict(v views, p []float32) Category {
+	p := m.probabilities(featuresOf(v))
 	t := m.threshold
 	if len(v.words) <= shortWords {
 		t = m.shortThreshold
@@ -147,21 +143,6 @@ func (m *model) verdict(v views, p []float32) Category {
 		}
 	}
 	return classes[best]
-}
-
-// vetoable are the categories whose phrase rules the model may overrule when it is all but sure a note is benign:
-// those whose rules read phrases that talk about a thing as well as do it (a warning about prompt injection quotes
-// one; a history of a slur names it). Never the detectors of structure (personal data, hidden text), nor minors.
-var vetoable = map[Category]bool{AgentManipulation: true, Hate: true, Violence: true, SelfHarm: true, Spam: true}
-
-// vetoAbove is the probability of "publish" over which the model overrules a vetoable rule. Chosen in five-fold
-// cross-validation on train.tsv alone (cv_test.go, CV_VETO=1): at 0.99 it freed 18 of the 42 benign notes the
-// rules refused and let 3 of the 2,445 harmful notes they caught pass.
-const vetoAbove = 0.99
-
-// overrules reports whether the model is sure enough that a note the rules refuse as c is benign.
-func (m *model) overrules(v views, c Category, p []float32) bool {
-	return vetoable[c] && len(v.words) >= minModelWords && p[0] > vetoAbove
 }
 
 func (m *model) probabilities(fs []uint32) []float32 {

@@ -174,13 +174,6 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 	v := newViews(text)
 	readings := []views{v} // the note and the readings of it that read as words
 	found, best := p.rules(v)
-	var probs []float32 // the model's, on the note as written; computed once
-	if scored && p.model != nil {
-		probs = p.model.probabilities(featuresOf(v))
-		if found != "" && p.model.overrules(v, found, probs) {
-			found, best = "", len(Categories)
-		}
-	}
 	if latinText(v.plain) { // text reversed or in ROT13 reads as words only one way round: the way it is meant
 		here := wordiness(v.words)
 		for _, alt := range []string{reverse(v.plain), rot13(v.plain), rot13(reverse(v.plain))} {
@@ -222,8 +215,8 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 			break
 		}
 	}
-	if found == "" && probs != nil && (len(v.words) >= minModelWords || nonSpaced(v.native)) {
-		found = p.model.verdict(v, probs)
+	if found == "" && scored && p.model != nil {
+		found = p.model.classify(v)
 	}
 	if found == Sexual && slices.ContainsFunc(readings, p.minors) {
 		found = SexualMinors // sexual content with any marker of a minor, in any reading, is never merely sexual

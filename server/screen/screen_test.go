@@ -46,9 +46,11 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 // The floors on heldout: the figures reached so far, less a small margin. Raise them as the screen improves;
 // never lower them to pass.
 const (
-	floorRecall         = 0.95  // reached: 95.5% (3518/3683)
-	floorFalseRejection = 0.013 // reached: 1.1% (39/3398)
-	floorCategory       = 0.91  // reached: 92.5% (self_harm, 344/372) and more in every other category
+	floorRecall = 0.95 // reached: 95.6% (3520/3683)
+	// reached: 1.6% (53/3398). It was 1.1% while the classifier could overrule a phrase rule when it was sure a note
+	// was benign; a hostile review showed one friendly sentence beside a slur made it sure, so that is gone.
+	floorFalseRejection = 0.018
+	floorCategory       = 0.91 // reached: 92.5% (self_harm, 344/372) and more in every other category
 )
 
 // figures are a screen's results on one corpus.
