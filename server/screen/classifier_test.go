@@ -142,4 +142,3 @@ func TestFailOpenAndClosed(t *testing.T) {
 		t.Errorf("classifier verdict ignored: %v", got)
 	}
 }
-
