@@ -16,10 +16,11 @@ import (
 // of its encoding, decodes them, and keeps what reads as text; the screen then reads the decoded text as a note of
 // its own. Base64 of random bytes, git hashes and UUIDs decode to binary and are dropped.
 var (
-	base64Run  = regexp.MustCompile(`[A-Za-z0-9+/_-]{12,}={0,2}`)
-	hexRun     = regexp.MustCompile(`(?i)(?:(?:0x|\\x)?[0-9a-f]{2}[\s:,]?){8,}`)
-	percentRun = regexp.MustCompile(`(?:%[0-9A-Fa-f]{2}[^%\s]{0,3}){3,}`)
-	escapeRun  = regexp.MustCompile(`(?i)\\u[0-9a-f]{4}|\\x[0-9a-f]{2}|&#x?[0-9a-f]+;|&[a-z]+;`)
+	base64Run   = regexp.MustCompile(`[A-Za-z0-9+/_-]{12,}={0,2}`)
+	hexRun      = regexp.MustCompile(`(?i)(?:(?:0x|\\x)?[0-9a-f]{2}[\s:,]?){8,}`)
+	percentRun  = regexp.MustCompile(`(?:%[0-9A-Fa-f]{2}[^%\s]{0,3}){3,}`)
+	base64Whole = regexp.MustCompile(`^[A-Za-z0-9+/_-]{16,}={0,2}$`)
+	escapeRun   = regexp.MustCompile(`(?i)\\u[0-9a-f]{4}|\\x[0-9a-f]{2}|&#x?[0-9a-f]+;|&[a-z]+;`)
 )
 
 // decoded returns the texts hidden in encodings inside s: base64, hex, percent-encoding, HTML entities and
@@ -28,7 +29,8 @@ func decoded(s string) []string {
 	var out []string
 	keep := func(t string) {
 		t = strings.TrimSpace(t)
-		if utf8.RuneCountInString(t) >= 4 && readable(t) && t != s {
+		// Readable text, or another run of base64: decoded again, to the depth the screen allows.
+		if utf8.RuneCountInString(t) >= 4 && (readable(t) || base64Whole.MatchString(t)) && t != s {
 			out = append(out, t)
 		}
 	}

@@ -8,7 +8,8 @@ import (
 // Unicode tag characters (U+E0000 to U+E007F) outside the tag sequence of an emoji flag, runs of two or more
 // invisible characters, and a zero-width character inside a word of letters. What writing systems need stays
 // allowed: one joiner or non-joiner in an emoji sequence or in Arabic and Indic words, one direction mark, a
-// variation selector after a symbol, a soft hyphen, a byte-order mark at the start.
+// variation selector after a symbol or an ideograph (never two in a row: a run of selectors after an emoji can
+// spell any bytes), a soft hyphen, a byte-order mark at the start.
 func hidesText(s string) bool {
 	rs := []rune(s)
 	for i := 0; i < len(rs); i++ {
@@ -21,7 +22,19 @@ func hidesText(s string) bool {
 			i += n - 1
 			continue
 		}
-		if !zeroWidth(r) || unicode.Is(unicode.Variation_Selector, r) || r == '\u00ad' || (r == '\ufeff' && i == 0) {
+		if unicode.Is(unicode.Variation_Selector, r) {
+			// One selector chooses how the character before it looks: an emoji or symbol (U+FE0E, U+FE0F), an
+			// ideograph (the supplement's U+E0100 and up). A run of them, or one after a letter, carries bytes.
+			if i+1 < len(rs) && unicode.Is(unicode.Variation_Selector, rs[i+1]) {
+				return true
+			}
+			if i > 0 && !unicode.Is(unicode.Han, rs[i-1]) && !unicode.IsSymbol(rs[i-1]) && !unicode.IsPunct(rs[i-1]) &&
+				!unicode.IsDigit(rs[i-1]) && rs[i-1] != ' ' && !zeroWidth(rs[i-1]) {
+				return true
+			}
+			continue
+		}
+		if !zeroWidth(r) || r == '\u00ad' || (r == '\ufeff' && i == 0) {
 			continue
 		}
 		if i+1 < len(rs) && zeroWidth(rs[i+1]) && !unicode.Is(unicode.Variation_Selector, rs[i+1]) {

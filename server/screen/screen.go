@@ -156,15 +156,18 @@ func (p *Pipeline) Check(ctx context.Context, fields []board.Field) (board.Verdi
 func (p *Pipeline) field(f board.Field) Category {
 	switch f.Name {
 	case "handle":
-		return p.local(handleWords(f.Text), 1, false)
+		return p.local(handleWords(f.Text), decodeDepth, false)
 	case "body":
-		return p.local(f.Text, 1, true)
+		return p.local(f.Text, decodeDepth, true)
 	}
-	return p.local(f.Text, 1, false)
+	return p.local(f.Text, decodeDepth, false)
 }
 
 // Local screens one text with the local screeners (rules, detectors and the statistical classifier).
-func (p *Pipeline) Local(text string) string { return p.local(text, 1, true) }
+func (p *Pipeline) Local(text string) string { return p.local(text, decodeDepth, true) }
+
+// decodeDepth is how many times an encoded run is decoded again: base64 of base64 hides as well as base64.
+const decodeDepth = 2
 
 // local screens text; depth bounds how far decoded texts are decoded again.
 func (p *Pipeline) local(text string, depth int, scored bool) Category {
@@ -174,6 +177,17 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 	v := newViews(text)
 	readings := []views{v} // the note and the readings of it that read as words
 	found, best := p.rules(v)
+	if (found == AgentManipulation || found == Hate || found == Harassment || found == Violence || found == Profanity || found == Spam || found == SelfHarm) &&
+		discussion.MatchString(v.plain) && quoted.MatchString(v.plain) {
+		// Talk about prompt injection, hate speech or moderation quotes what it is about: what the note says
+		// outside its quotes decides. Only for what the note says as written: what its decoded, reversed or
+		// ROT13 readings say is never a quotation.
+		if c, r := p.rules(newViews(quoted.ReplaceAllString(v.plain, " "))); r < len(Categories) {
+			found, best = c, r
+		} else {
+			found, best = "", len(Categories)
+		}
+	}
 	if latinText(v.plain) { // text reversed or in ROT13 reads as words only one way round: the way it is meant
 		here := wordiness(v.words)
 		for _, alt := range []string{reverse(v.plain), rot13(v.plain), rot13(reverse(v.plain))} {
@@ -197,16 +211,6 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 			if c := p.local(d, depth-1, scored); rank(c) < best {
 				found, best = c, rank(c)
 			}
-		}
-	}
-	if (found == AgentManipulation || found == Hate || found == Harassment || found == Violence || found == Profanity || found == Spam || found == SelfHarm) &&
-		discussion.MatchString(v.plain) && quoted.MatchString(v.plain) {
-		// Talk about prompt injection, hate speech or moderation quotes what it is about: what the note says
-		// outside its quotes decides.
-		if c, r := p.rules(newViews(quoted.ReplaceAllString(v.plain, " "))); r < len(Categories) {
-			found, best = c, r
-		} else {
-			found, best = "", len(Categories)
 		}
 	}
 	for _, c := range Categories[:best] { // the detectors, where no graver category was found
@@ -251,7 +255,7 @@ func (p *Pipeline) minors(v views) bool {
 
 var compactAgeRE = regexp.MustCompile(`(?:^|[a-z])(?:1[0-7]|[1-9])(?:yo|yearold|yrold|yearsold)`)
 
-var minorRE = regexp.MustCompile(`\b(?:(?:turned|aged?|is|are|am|ur|u r|you're|youre|you are|u are|she's|he's|shes|hes|who's|whos|who is|she is|he is|being|im|i'm|they're|canonically|only|just|girl|boy|daughter|son|niece|nephew|sister|brother|cousin|stepdaughter|stepson) (?:only |just |barely |like )?(?:[1-9]|1[0-7]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirte?en|fourte?en|fifte?en|sixte?en|sevente?en)\b|(?:eleven|twelve|thirte?en|fourte?en|fifte?en|sixte?en|sevente?en)(?: |-)?(?:years?(?: |-)?old|yo|y/o)|(?:[1-9]|1[0-7]) ?(?:yo|y ?o|yrs?|years?|year ?olds?|years? ?olds?|años|anos|anni|ans|jaar|jahre?|jährig\w*|lat|yaş\w*|let|лет\w*|летн\w*)|(?:aged?|edad|âge|alter|età|idade|возраст) ?(?:of )?(?:[1-9]|1[0-7])\b|(?:[1-9]|1[0-2]) ?(?:st|nd|rd|th)? ?grade\w*|grade ?(?:[1-9]|1[0-2])|(?:middle|high|elementary|primary|junior high|grade|secondary) ?school\w*|freshm[ae]n|sophomores?|preteens?|pre teens?|tweens?|teens?|teenage\w*|kids?|kiddies?|child\w*|minors?|under ?age\w*|under ?(?:1[0-8])|little (?:girl|boy)s?|schoolgirls?|schoolboys?|toddlers?|bab(?:y|ies)|infants?|loli\w*|shota\w*|jailbait|secundaria|primaria|colegiala\w*|niñ[oa]s?|nin[oa]s?|ragazzin[ae]|menor(?:es)? de edad|menores|meninas?|meninos?|lycéen\w*|collégien\w*|enfants?|gamines?|schüler\w*|schulmädchen|kinder?|mädchen|minderjährig\w*|bambin[ei]|ragazzin[ei]|dziewczynk\w*|çocuk\w*|reşit olmayan|школьни\w*|девочк\w*|мальчик\w*|малолет\w*|несовершеннолет\w*|ребен\w*|дет\w*)\b|小学生|中学生|高校生|女子高生|JK|児童|子供|子ども|幼女|少女|儿童|歳|岁|幼女|萝莉|未成年|初中生|小学生|中学生|초등학생|중학생|고등학생|미성년|아동|어린이|लड़की|बच्च|नाबालिग|قاصر|أطفال|طفل`)
+var minorRE = regexp.MustCompile(`\b(?:(?:turned|aged?|is|are|am|ur|u r|you're|youre|you are|u are|she's|he's|shes|hes|who's|whos|who is|she is|he is|being|im|i'm|they're|canonically|only|just|girl|boy|daughter|son|niece|nephew|sister|brother|cousin|stepdaughter|stepson) (?:only |just |barely |like )?(?:[1-9]|1[0-7]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirte?en|fourte?en|fifte?en|sixte?en|sevente?en)\b|(?:eleven|twelve|thirte?en|fourte?en|fifte?en|sixte?en|sevente?en)(?: |-)?(?:years?(?: |-)?old|yo|y/o)|(?:[1-9]|1[0-7]) ?(?:yo|y ?o|yrs?|years?|year ?olds?|years? ?olds?|años|anos|anni|ans|jaar|jahre?|jährig\w*|lat|yaş\w*|let|лет\w*|летн\w*)|(?:aged?|edad|âge|alter|età|idade|возраст) ?(?:of )?(?:[1-9]|1[0-7])\b|(?:[1-9]|1[0-2]) ?(?:st|nd|rd|th)? ?grade\w*|grade ?(?:[1-9]|1[0-2])|(?:middle|high|elementary|primary|junior high|grade|secondary) ?school\w*|freshm[ae]n|sophomores?|preteens?|pre teens?|tweens?|teens?|teenage\w*|kids?|kiddies?|child\w*|minors?|under ?age\w*|under ?(?:1[0-8])|little (?:girl|boy)s?|schoolgirls?|schoolboys?|toddlers?|bab(?:y|ies)|infants?|loli\w*|shota\w*|jailbait|secundaria|primaria|colegiala\w*|niñ[oa]s?|nin[oa]s?|ragazzin[ae]|menor(?:es)? de edad|menores|meninas?|meninos?|lycéen\w*|collégien\w*|enfants?|gamines?|schüler\w*|schulmädchen|kind|kinder\w*|mädchen|minderjährig\w*|bambin[ei]|ragazzin[ei]|dziewczynk\w*|çocuk\w*|reşit olmayan|школьни\w*|девочк\w*|мальчик\w*|малолет\w*|несовершеннолет\w*|ребен\w*|дет\w*)\b|小学生|中学生|高校生|女子高生|JK|児童|子供|子ども|幼女|少女|儿童|歳|岁|幼女|萝莉|未成年|初中生|小学生|中学生|초등학생|중학생|고등학생|미성년|아동|어린이|लड़की|बच्च|नाबालिग|قاصر|أطفال|طفل`)
 
 // rules matches the lexicons against every reading of v.
 func (p *Pipeline) rules(v views) (Category, int) {

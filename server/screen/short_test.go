@@ -9,13 +9,13 @@ import (
 	"twofold/server/board"
 )
 
-// Floors of TestShortNotes: the figures reached (3.8% and 83.3%), held so that they only get better. When the set
-// was written the classifier had one threshold for every length: 6.2% and 93.3%; a threshold of its own for short
-// notes, chosen in cross-validation on train.tsv alone, traded ten points of recall here for 2.4 points fewer false
-// rejections (and gained 0.7 points of recall on heldout). The target is the corpus's: at most 1%, at least 97%.
+// Floors of TestShortNotes: the figures reached (0.8% and 95.0%, since the classifier also learns from harmful notes
+// padded with benign ones), held so that they only get better. When the set was written the classifier had one
+// threshold for every length: 6.2% and 93.3%; a threshold of its own for short notes, chosen in cross-validation on
+// train.tsv alone, brought 3.8% and 83.3%. The target is the corpus's: at most 1%, at least 97%.
 const (
-	floorShortFalseRejection = 0.04
-	floorShortRecall         = 0.83
+	floorShortFalseRejection = 0.015
+	floorShortRecall         = 0.93
 )
 
 // TestShortNotes measures the screen on testdata/dev-short.tsv: notes of 3 to 9 words, the length of most of what

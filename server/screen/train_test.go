@@ -30,6 +30,37 @@ func examplesOf(notes []labelledNote) []example {
 	return out
 }
 
+// trainingSet is what the classifier learns from: every note, and every harmful note once more inside a benign
+// one (before or after it, the benign note drawn by a seeded generator). A stranger can pad a harmful sentence
+// with friendly ones; without these, the friendly words' weights outvote the harmful ones. In cross-validation on
+// train.tsv alone this raised recall at 1% false rejections from 76% to 80%, and from 33% to 40% on harmful notes
+// padded with friendly sentences the training never saw (cvpad_test.go).
+func trainingSet(notes []labelledNote) []example {
+	out := examplesOf(notes)
+	var benign []string
+	for _, n := range notes {
+		if n.category == "none" {
+			benign = append(benign, n.text)
+		}
+	}
+	if len(benign) == 0 {
+		return out
+	}
+	rng := rand.New(rand.NewPCG(2026, 27))
+	for _, n := range notes {
+		if n.category == "none" {
+			continue
+		}
+		b := benign[rng.IntN(len(benign))]
+		text := b + " " + n.text
+		if rng.IntN(2) == 0 {
+			text = n.text + " " + b
+		}
+		out = append(out, examplesOf([]labelledNote{{n.category, n.form, text}})...)
+	}
+	return out
+}
+
 func classOf(category string) Category {
 	if category == "none" {
 		return ""
@@ -123,8 +154,8 @@ func softmax64(z []float64) []float64 {
 
 // thresholds pick the probability of "publish" under which the model refuses, for long and for short notes: the
 // highest that keeps the refusals of benign notes of that length at most 1% (the screen's budget) in five-fold
-// cross-validation on the training notes alone.
-func thresholds(data []example) (long, short float64) {
+// cross-validation on the training notes alone (each fold's training set made from its own notes).
+func thresholds(notes []labelledNote) (long, short float64) {
 	var benign [2][]float64 // [0] long, [1] short
 	models := make([]*model, 5)
 	var wg sync.WaitGroup
@@ -133,31 +164,29 @@ func thresholds(data []example) (long, short float64) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			var in []example
-			for i, ex := range data {
+			var in []labelledNote
+			for i, n := range notes {
 				if i%5 != fold {
-					in = append(in, ex)
+					in = append(in, n)
 				}
 			}
-			models[fold], _ = decodeModel(encodeModel(fit(in)))
+			models[fold], _ = decodeModel(encodeModel(fit(trainingSet(in))))
 		})
 	}
 	wg.Wait()
 	for fold, m := range models { // in fold order: the thresholds do not depend on which fold finished first
-		var out []example
-		for i, ex := range data {
-			if i%5 == fold {
-				out = append(out, ex)
+		var out []labelledNote
+		for i, n := range notes {
+			if i%5 == fold && n.category == "none" {
+				out = append(out, n)
 			}
 		}
-		for _, ex := range out {
-			if ex.class == 0 {
-				i := 0
-				if ex.short {
-					i = 1
-				}
-				benign[i] = append(benign[i], float64(m.probabilities(ex.features)[0]))
+		for _, ex := range examplesOf(out) {
+			i := 0
+			if ex.short {
+				i = 1
 			}
+			benign[i] = append(benign[i], float64(m.probabilities(ex.features)[0]))
 		}
 	}
 	cut := func(p []float64) float64 {
@@ -174,9 +203,9 @@ func TestTrainModel(t *testing.T) {
 	if !*train && (testing.Short() || raceEnabled) {
 		t.Skip("training takes seconds (minutes under the race detector); make test runs this check without it")
 	}
-	data := examplesOf(readCorpus(t, "testdata/train.tsv"))
-	w, bias := fit(data)
-	long, short := thresholds(data)
+	notes := readCorpus(t, "testdata/train.tsv")
+	w, bias := fit(trainingSet(notes))
+	long, short := thresholds(notes)
 	bin := encodeModelWithThresholds(w, bias, long, short)
 	if *train {
 		if err := os.WriteFile("model.bin", bin, 0o644); err != nil {

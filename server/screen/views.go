@@ -107,10 +107,27 @@ func fold(text string, lower bool) string {
 		if lower {
 			r = unicode.ToLower(r)
 		}
+		if l, ok := unstroked[r]; ok {
+			r = l
+		}
 		b.WriteRune(r)
 	}
 	return norm.NFKC.String(b.String())
 }
+
+// unstroked reads Latin letters with a stroke, bar or hook, which NFKD does not decompose ("Kiłł", "ɨgnore"), as
+// the letters they are drawn on, as fold drops accents.
+var unstroked = map[rune]rune{
+	'ł': 'l', 'Ł': 'L', 'ƚ': 'l', 'ɫ': 'l', 'ɬ': 'l', 'ɨ': 'i', 'Ɨ': 'I', 'ƙ': 'k', 'ĸ': 'k', 'ɱ': 'm', 'ɗ': 'd', 'ɖ': 'd',
+	'ɠ': 'g', 'ȷ': 'j', 'ɉ': 'j', 'đ': 'd', 'Đ': 'D', 'ħ': 'h', 'Ħ': 'H', 'ɦ': 'h', 'ŧ': 't', 'Ŧ': 'T', 'ƭ': 't', 'ø': 'o',
+	'Ø': 'O', 'ƀ': 'b', 'ɓ': 'b', 'ƶ': 'z', 'ȥ': 'z', 'ʐ': 'z', 'ɍ': 'r', 'ɏ': 'y', 'ʉ': 'u', 'ƈ': 'c', 'ƥ': 'p', 'ʋ': 'v',
+	'ɲ': 'n', 'ɳ': 'n', 'ƞ': 'n',
+}
+
+// mixedLatin reads the lower-case Cyrillic letters that look like small capitals (к, м, т, н, в) as Latin letters
+// inside a word that also has Latin letters ("кill"): Unicode's confusables leave them out, since alone they are
+// told apart, but in a Latin word they are only a disguise.
+var mixedLatin = map[rune]byte{'к': 'k', 'м': 'm', 'т': 't', 'н': 'h', 'в': 'b'}
 
 // skeleton reads letters that look like Latin ones as those letters (Unicode's confusables, generated into
 // confusables_table.go). Words written wholly in another script are left alone: a Russian word stays Russian, so
@@ -125,6 +142,8 @@ func skeleton(s string) string {
 		if latinLooking(w) {
 			for _, r := range w {
 				if l, ok := skeletonLatin[r]; ok {
+					b.WriteByte(l)
+				} else if l, ok := mixedLatin[r]; ok && mixedWord(w) {
 					b.WriteByte(l)
 				} else {
 					b.WriteRune(r)
@@ -142,6 +161,11 @@ func skeleton(s string) string {
 	}
 	flush(len(s))
 	return b.String()
+}
+
+// mixedWord reports a word with a Latin letter in it.
+func mixedWord(w string) bool {
+	return strings.ContainsFunc(w, func(r rune) bool { return r < 0x80 && unicode.IsLetter(r) })
 }
 
 // latinLooking reports whether a word should be read as Latin: it holds a Latin letter, or a letter of the
