@@ -52,11 +52,6 @@ const (
 	floorFalseRejection = 0.018
 	floorCategory       = 0.92 // reached: 92.9% (self_harm, 364/392) and more in every other category
 )
-	// reached: 1.6% (53/3398). It was 1.1% while the classifier could overrule a phrase rule when it was sure a note
-	// was benign; a hostile review showed one friendly sentence beside a slur made it sure, so that is gone.
-	floorFalseRejection = 0.018
-	floorCategory       = 0.91 // reached: 92.5% (self_harm, 344/372) and more in every other category
-)
 
 // figures are a screen's results on one corpus.
 type figures struct {
