@@ -48,8 +48,9 @@ var patterns = map[Category][]string{
 		`\bno reason to (?:live|go on)\b`,
 		// Method and quantity questions: how many of a drug, how high a fall, how long it takes, aimed at dying.
 		`\bhow (?:many|much) (?:\w+ ){0,3}(?:pils|tablets|capsules|mg|miligrams|grams|units|paracetamol|tylenol|acetaminophen|ibuprofen|aspirin|insulin|xanax|benzos|sleeping \w+|oxy\w*|opioids|heroin|fentanyl|morphine)\b.{0,40}\b(?:die|dying|dead|death|kil me|lethal|fatal|never wake|not wake|end it)\b`,
-		`\bhow (?:high|tall|far)\b.{0,40}\b(?:jump|fal|drop)\w*\b.{0,40}\b(?:die|dying|dead|death|kil me|fatal|not survive)\b`,
-		`\bhow long (?:\w+ ){0,4}(?:to die|til i die|until i die|to bled out|to sufocate|to drown|before i die)\b`,
+		// Asked about oneself or someone: "how long until the pod dies" and a climbing gym's "how high is fatal" are not.
+		`\bhow (?:high|tall|far)\b.{0,40}\b(?:i|me|myself|someone)\b.{0,40}\b(?:jump|fal|drop)\w*\b.{0,40}\b(?:die|dying|dead|death|fatal|not survive)\b|\bhow (?:high|tall|far)\b.{0,40}\b(?:jump|fal|drop)\w*\b.{0,40}\b(?:kil\w* me|kil myself|i die|i wil die)\b`,
+		`\bhow long (?:\w+ ){0,5}(?:til i die|until i die|before i die|for me to die|for someone to die|to bled out|to sufocate|for me to drown)\b`,
 		`\b(?:cut|slit|slice) (?:my|your) (?:wrists?|throat|veins?)\b`,
 		`\b(?:you should|go|just) (?:kill|hang|off) yourself\b`,
 		`\bkys\b`,
@@ -181,7 +182,14 @@ var nativePatterns = map[Category][]string{
 	SexualMinors: {
 		`(?:детск\w* порн|малолетк|школьниц\w*.{0,20}(?:голы|интим|секс)|児童ポルノ|ロリ.{0,6}(?:画像|エロ)|儿童色情|幼女.{0,6}(?:色情|裸)|萝莉.{0,6}(?:色|裸)|아동\s?포르노|미성년.{0,10}(?:야한|성관계)|pornografia infantil|pornografía infantil|kinderporn)`,
 	},
+	Hate: {
+		// A group named as vermin, or to be killed, in the languages of the web that fold to ASCII (the native
+		// reading has no accents: "tötet" reads "totet", "judíos" "judios").
+		`\b(?:juden|muslime|moslems|auslander|fluchtlinge|schwarze|turken|zigeuner|judios|musulmanes|inmigrantes|negros|gitanos|moros|judeus|muculmanos|imigrantes|ciganos|juifs|musulmans|immigres|arabes|ebrei|musulmani|immigrati|zingari|yahudiler|suriyeliler|kurtler|araplar|gocmenler|zydzi|muzulmanie|imigranci|cyganie)\s(?:\S+\s){0,3}(?:ungeziefer|parasiten|ratten|abschaum|untermenschen|ratas|parasitos|escoria|cucarachas|plaga|ratos|parasitas|escoria|baratas|praga|rats|parasites|vermine|cafards|racaille|ratti|parassiti|feccia|scarafaggi|parazit\w*|hasere|fare\w*|pislik|szczury|pasozyty|robactwo)\b`,
+		`\b(?:totet|vergast|vernichtet|erschiesst|maten|matemos|exterminen|exterminar|matem|exterminem|tuez|exterminez|gazez|uccidete|sterminate|oldurun|zabijcie|wytepcie)\s(?:\S+\s){0,2}(?:juden|muslime|auslander|fluchtlinge|schwarzen|judios|musulmanes|inmigrantes|negros|gitanos|judeus|muculmanos|imigrantes|negros|juifs|musulmans|immigres|arabes|noirs|ebrei|musulmani|immigrati|negri|yahudileri|suriyelileri|kurtleri|zydow|muzulmanow|imigrantow)\b`,
+	},
 	Violence: {
+		`\b(?:voy a|vamos a|vou|vamos)\s(?:\S+\s){0,2}(?:disparar(?:le)?|matar|apunalar|atirar|esfaquear)\s(?:a\s|em\s|en\s)?(?:todos|todas|ti|te|voce|voces|ellos|ustedes)\b|\b(?:ich werde|wir werden)\s(?:\S+\s){0,3}(?:erschiessen|umbringen|abstechen|abknallen)\b|\b(?:je vais|on va|nous allons)\s(?:te|vous|tous vous|vous tous)\s(?:tuer|buter|poignarder|descendre)\b|\b(?:je vais|on va)\stirer sur\s(?:toi|vous|tout le monde|tous)\b|\b(?:vi ammazzo|ammazzo tutti|sparo a tutti|vi sparo|hepinizi oldurecegim|seni oldurecegim|zabije cie|zabije was)\b`,
 		`(?:я\s(?:убью|зарежу|застрелю|взорву)|убью\s(?:тебя|его|её|их|вас)|взорв\w*\s(?:школ|офис|вокзал|метро|мечеть|церковь|синагог)|殺してやる|ぶっ殺す|爆破(?:する|予告)|杀了你|杀死你|炸(?:掉|毁)(?:学校|大楼|车站)|죽여\s?버리|죽일\s?거|أقتلك|سأقتل|سوف\s?أقتل|فجر\s?(?:المدرسة|المسجد)|मार\s?डालूंगा|जान\s?से\s?मार|ti\s?ammazzo|te\s?voy\s?a\s?matar|je\s?vais\s?te\s?tuer|ich\s?bring\s?dich\s?um|vou\s?te\s?matar|seni\s?öldürece)`,
 	},
 	SelfHarm: {
@@ -197,7 +205,7 @@ var nativePatterns = map[Category][]string{
 		`(?:تجاهل|انس)\s(?:\S+\s){0,3}(?:التعليمات|الأوامر|القواعد)|موجه\s?النظام|(?:اكشف|أظهر|أرسل)\s(?:\S+\s){0,2}(?:المفاتيح|كلمة\s?المرور|موجه)`,
 		`(?:पिछले|सभी|पहले\s?के)?\s?(?:निर्देशों|निर्देश|नियमों)\s?(?:को)?\s?(?:अनदेखा|नजरअंदाज|भूल)|सिस्टम\s?प्रॉम्प्ट`,
 		`(?:ignora|olvida|descarta|omite)\w*\s(?:\S+\s){0,3}(?:instrucciones|reglas|indicaciones)|(?:ignore[sz]?|oublie[sz]?)\s(?:\S+\s){0,3}(?:instructions|consignes|r[eè]gles)|(?:ignorier\w*|vergiss)\s(?:\S+\s){0,3}(?:anweisungen|regeln|vorgaben)|(?:ignor[ae]\w*|esque[cç]a\w*)\s(?:\S+\s){0,3}(?:instru[cç][oõ]es|regras)|(?:ignora\w*|dimentica\w*)\s(?:\S+\s){0,3}(?:istruzioni|regole)|(?:yoksay|görmezden\s?gel|unut)\w*\s(?:\S+\s){0,3}(?:talimat|kural)|(?:talimat|kural)\w*\s(?:\S+\s){0,2}(?:yoksay|görmezden|unut)|(?:zignoruj|zapomnij)\s(?:\S+\s){0,3}(?:instrukcj|polece|zasad)|(?:negeer|vergeet)\s(?:\S+\s){0,3}(?:instructies|regels)`,
-		`(?:prompt\s(?:del\s)?sistema|prompt\s(?:du\s)?syst[eè]me|system-?prompt|prompt\s(?:do\s)?sistema|sistem\s?istemi)`,
+		`(?:prompt\s(?:del\s)?sistema|prompt\s(?:du\s)?syst[eè]me|prompt\s(?:do\s)?sistema|sistem\s?istemi)`,
 	},
 }
 

@@ -272,7 +272,7 @@ func (p *Pipeline) rules(v views) (Category, int) {
 	if c, r := p.exact.match(p.cleanExact(v.exact)); r < best {
 		found, best = c, r
 	}
-	if v.native != v.plain || !isASCII(v.native) {
+	{ // every note: Spanish, German, French or Turkish folds to ASCII and still needs its lexicons
 		if c, r := p.native.match(v.native); r < best {
 			found, best = c, r
 		}
