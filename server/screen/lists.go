@@ -156,6 +156,7 @@ var allowed = []string{
 	`\bnothing (?:\w+ ){0,3}(?:hurt|harm)s? (?:anyone|anybody|you)\b`,
 	`\b(?:killer|killing it|killed it|kills it|overkill|skill\w*|die on this hil|dying to (?:know|try|see)|to die for|dead tired)\b`,
 	// Names, places, foods, plants and animals that are, or hold, rude words.
+	`\bmaine coons?\b|\bpin ?pricks?\b`,
 	`\b(?:scunthorpe|penistone|shiterton|shitake|shiitake|fucking,? austria|vilage of fucking|fug+ing,? (?:\w+ ){0,4}fucking|fucking,? (?:\w+ ){0,4}fug+ing|fugging|cockburn|hancock|woodcock|peacock|cocktails?|cockpits?|cockatoos?|cockatiels?|cockroach\w*|cockney|cockerel|cocker spaniels?|dickens|dickinson|dick van dykes?|moby dick|spoted dick|bitche|twat orkney|dildo,? newfoundland|pusy ?wilows?|pusy cat|titmouse|blue tits?|great tits?|cal tits|fag+ots and peas|fag+ots with|fag+ots in|bastardo umbria|bastardstown|monte casino|faggots in gravy|analys\w*|therapist\w*|scuntorpe|middlesex|sussex|essex|wessex|lickey|clitheroe|cumbria|cumberland|bumpass|intercourse,? pennsylvania|hell,? michigan)\b`,
 	`\b(?:bred|breding|mated|whelped) (?:our|my|the|a|her) bitch\b|\bfucking\b.{0,60}\bfug+ing\b|\bfug+ing\b.{0,60}\bfucking\b|\bfucking,? (?:\w+ ){0,4}(?:austria|oberosterreich|upper austria)\b`,
 	`\bbitch (?:had|has|is in (?:heat|season|whelp)|whelped|gave birth|just had|is pregnant)\b|\b(?:breding|maiden|brood|pregnant) bitch\b`,
