@@ -188,9 +188,12 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 			found, best = "", len(Categories)
 		}
 	}
-	if latinText(v.plain) { // text reversed or in ROT13 reads as words only one way round: the way it is meant
-		here := wordiness(v.words)
-		for _, alt := range []string{reverse(v.plain), rot13(v.plain), rot13(reverse(v.plain))} {
+	// Text reversed or in ROT13 reads as words only one way round: the way it is meant. The note is tried whole, and
+	// each of its lines and sentences, since friendly words around a hidden sentence keep the whole from reading
+	// better either way.
+	for i, part := range latinParts(v.plain) {
+		here := wordiness(tokens(part, false, true))
+		for _, alt := range []string{reverse(part), rot13(part), rot13(reverse(part))} {
 			if wordiness(tokens(alt, false, true)) < max(0.3, here+0.15) {
 				continue
 			}
@@ -199,7 +202,8 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 			if c, r := p.rules(w); r < best {
 				found, best = c, r
 			}
-			if best == len(Categories) && scored && p.model != nil {
+			// The classifier reads the whole note's other reading only: on a line or sentence it has too little.
+			if i == 0 && part == v.plain && best == len(Categories) && scored && p.model != nil {
 				if c := p.model.classify(w); c != "" {
 					found, best = c, rank(c)
 				}
@@ -309,6 +313,27 @@ var commonWords = func() map[string]bool {
 	}
 	return m
 }()
+
+// latinParts are the texts that ROT13 and reversal are tried on: the note, and when it has several, its lines and
+// sentences (at most eight), each mostly in Latin letters.
+func latinParts(s string) []string {
+	var out []string
+	if latinText(s) {
+		out = append(out, s)
+	}
+	parts := sentenceEnd.Split(s, 9)
+	if len(parts) < 2 {
+		return out
+	}
+	for _, p := range parts[:min(len(parts), 8)] {
+		if latinText(p) && len(strings.Fields(p)) >= 4 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+var sentenceEnd = regexp.MustCompile(`[.!?:;]\s+|\n+`)
 
 // latinText reports whether s is mostly Latin letters, the only text that ROT13 and reversal hide.
 func latinText(s string) bool {
