@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -48,36 +47,19 @@ func TestCrossValidate(t *testing.T) {
 		paddedRuled   []bool
 	}
 	out := make([]scored, len(notes))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 2)
-	for fold := range 5 {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			var in []labelledNote
-			for i, n := range notes {
-				if i%5 != fold {
-					in = append(in, n)
-				}
+	models := foldModels(notes)
+	for i, n := range notes {
+		m := models[i%5]
+		p0 := func(text string) float64 { return float64(m.probabilities(featuresOf(newViews(text)))[0]) }
+		s := scored{benign: n.category == "none", ruled: ruled(n.text), p0: p0(n.text)}
+		if !s.benign {
+			for _, pad := range pads {
+				text := pad + " " + n.text + " " + pad
+				s.padded, s.paddedRuled = append(s.padded, p0(text)), append(s.paddedRuled, ruled(text))
 			}
-			m, _ := decodeModel(encodeModel(fit(trainingSet(in))))
-			p0 := func(text string) float64 { return float64(m.probabilities(featuresOf(newViews(text)))[0]) }
-			for i, n := range notes {
-				if i%5 != fold {
-					continue
-				}
-				s := scored{benign: n.category == "none", ruled: ruled(n.text), p0: p0(n.text)}
-				if !s.benign {
-					for _, pad := range pads {
-						text := pad + " " + n.text + " " + pad
-						s.padded, s.paddedRuled = append(s.padded, p0(text)), append(s.paddedRuled, ruled(text))
-					}
-				}
-				out[i] = s
-			}
-		})
+		}
+		out[i] = s
 	}
-	wg.Wait()
 
 	var benign, harmful int
 	var free []float64 // p0 of the benign notes the rules let through

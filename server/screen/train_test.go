@@ -152,14 +152,13 @@ func softmax64(z []float64) []float64 {
 	return p
 }
 
-// thresholds pick the probability of "publish" under which the model refuses, for long and for short notes: the
-// highest that keeps the refusals of benign notes of that length at most 1% (the screen's budget) in five-fold
-// cross-validation on the training notes alone (each fold's training set made from its own notes).
-func thresholds(notes []labelledNote) (long, short float64) {
-	var benign [2][]float64 // [0] long, [1] short
+// foldModels trains a model for each fold of five-fold cross-validation over notes (fold k leaves out the notes
+// whose index is k modulo 5) as make screen-model trains one, two at a time: a fit holds two float64 tables of the
+// features.
+func foldModels(notes []labelledNote) []*model {
 	models := make([]*model, 5)
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, max(1, min(runtime.GOMAXPROCS(0), 2))) // a fit holds two float64 tables of the features
+	sem := make(chan struct{}, max(1, min(runtime.GOMAXPROCS(0), 2)))
 	for fold := range 5 {
 		wg.Go(func() {
 			sem <- struct{}{}
@@ -174,6 +173,15 @@ func thresholds(notes []labelledNote) (long, short float64) {
 		})
 	}
 	wg.Wait()
+	return models
+}
+
+// thresholds pick the probability of "publish" under which the model refuses, for long and for short notes: the
+// highest that keeps the refusals of benign notes of that length at most 1% (the screen's budget) in five-fold
+// cross-validation on the training notes alone (each fold's training set made from its own notes).
+func thresholds(notes []labelledNote) (long, short float64) {
+	var benign [2][]float64 // [0] long, [1] short
+	models := foldModels(notes)
 	for fold, m := range models { // in fold order: the thresholds do not depend on which fold finished first
 		var out []labelledNote
 		for i, n := range notes {
