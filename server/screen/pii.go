@@ -27,6 +27,8 @@ var (
 	orderNear   = regexp.MustCompile(`(?:\b(?:order|invoice|ticket|case|ref|reference|bestellung|rechnung|pedido|factura|commande|ordine|zamówienie|sipariş|заказ|tracking|id|nr|no|build|version|release|pid|port|line|timestamp|epoch|seed|hash|sha|commit|issue|pr|run|job)\.?\s*(?:number|no\.?|nr\.?|numarası|numero|número|numéro|nummer|номер|#|:)?\s*|#\s*|(?:bestellnummer|auftragsnummer|rechnungsnummer|sendungsnummer|订单号?|订单编号|单号|快递单号|注文番号|注文|伝票番号|주문\s?번호|운송장\s?번호|ऑर्डर\s?(?:नंबर|संख्या)?|طلب رقم|رقم الطلب)\s*[:：]?\s*)$`)
 	phoneNear   = regexp.MustCompile(`(?:call|text|phone|tel|whatsapp|signal|telegram|number|reach|ring|mobile|cell|handy|móvil|movil|celular|portable|telefon\w*|teléfono|telefone|телефон|номер|電話|电话|전화|फोन|هاتف|رقم)\W{0,3}(?:\w+\W+){0,3}$`)
 	spacedAt    = regexp.MustCompile(`[a-z0-9._%+-]+\s*@\s*[a-z0-9-]+(?:\s*\.\s*[a-z0-9-]+)*\s*\.\s*[a-z]{2,}\b`) // "jane @ gmail . com"
+	// A group of digits with an o, l or i among them, between separators: how a number is written past a filter.
+	letterDigit = regexp.MustCompile(`\b(?:[0-9]+[oli][0-9oli]*|[oli]+[0-9][0-9oli]*)\b`)
 	decimalRE   = regexp.MustCompile(`^\d+[.,]\d{1,3}$`)
 	dateRE      = regexp.MustCompile(`^\d{4}[-./]\d{1,2}[-./]\d{1,2}|^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$`)
 	placeholder = regexp.MustCompile(`(?:example|anytown|john doe|jane doe|jane roe|placeholder|your_?key|xxxx|<[^>]*>|\*\*\*|redacted|changeme|dummy|fake|sample|test)`)
@@ -153,6 +155,12 @@ func personalData(v views) bool {
 				}
 			}
 		}
+	}
+	if digitCount >= 2 && letterDigit.MatchString(t) { // "4l5 867 53o9", "O78-O5-112O": letters standing for digits
+		t = letterDigit.ReplaceAllStringFunc(t, func(m string) string {
+			return strings.NewReplacer("l", "1", "i", "1", "o", "0").Replace(m)
+		})
+		digitCount = len(digits(t))
 	}
 	if digitCount < 7 {
 		return false
