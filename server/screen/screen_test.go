@@ -46,10 +46,10 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 // The floors on heldout: the figures reached so far, less a small margin. Raise them as the screen improves;
 // never lower them to pass.
 const (
-	floorRecall = 0.96 // reached: 96.7% (3581/3702)
-	// reached: 1.6% (55/3416). It was 1.1% while the classifier could overrule a phrase rule when it was sure a note
+	floorRecall = 0.96 // reached: 96.8% (3585/3702)
+	// reached: 1.3% (46/3416). It was 1.1% while the classifier could overrule a phrase rule when it was sure a note
 	// was benign; a hostile review showed one friendly sentence beside a slur made it sure, so that is gone.
-	floorFalseRejection = 0.018
+	floorFalseRejection = 0.015
 	floorCategory       = 0.92 // reached: 92.9% (self_harm, 364/392) and more in every other category
 )
 
