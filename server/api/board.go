@@ -482,8 +482,10 @@ func (s *Server) writeBoardError(ctx *fasthttp.RequestCtx, err error) {
 		if e.Code == errcode.StoreUnavailable {
 			s.log.Error("store unavailable", "path", string(ctx.Path()), "err", err)
 		}
-		if e.Docs == "" {
-			e.Docs = s.docs()
+		if e.Docs == "" { // on a copy: the store may hand one error to several requests
+			withDocs := *e
+			withDocs.Docs = s.docs()
+			err = fmt.Errorf("%w: %w", &withDocs, err)
 		}
 	}
 	s.writeError(ctx, err)

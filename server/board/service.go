@@ -265,7 +265,10 @@ func (s *Service) Post(ctx context.Context, in NoteInput, c Caller) (p *Posted, 
 	defer func() {
 		// Every refusal points at the agents' instructions, whichever check (the board's or the store's) made it.
 		if e := (*errcode.Error)(nil); errors.As(err, &e) && e.Docs == "" {
-			e.Docs = s.docs()
+			// On a copy: the error may be shared (a group of posts written together fails with one error).
+			withDocs := *e
+			withDocs.Docs = s.docs()
+			err = fmt.Errorf("%w: %w", &withDocs, err)
 		}
 		s.logPost(in, c, p, err)
 	}()
