@@ -3,6 +3,7 @@ package screen
 import (
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -120,21 +121,29 @@ func shrink(lits []string) []string {
 	return out
 }
 
-// matcherSet finds, in one pass over a text, which of its matchers can match it: their literals are indexed by
-// their first two bytes, so each position of the text is looked up once.
+// matcherSet finds, in one pass over a text, which of its matchers can match it: their literals are kept in a
+// trie whose first level is indexed by the literals' first two bytes, so each position of the text costs one load
+// and a walk of a few bytes, however many literals there are.
 type matcherSet struct {
 	matchers []matcher
 	always   []int // matchers without a prefilter
-	index    map[[2]byte][]literalRef
+	// byPair is, for each pair of bytes, the trie node reached by the literals that start with it, or 0.
+	byPair []int32
+	nodes  []trieNode
 }
 
-type literalRef struct {
-	lit     string
-	matcher int
+type trieNode struct {
+	next []trieEdge
+	ends []int // the matchers whose literal ends here
+}
+
+type trieEdge struct {
+	b    byte
+	node int32
 }
 
 func newMatcherSet(patterns []string, spaced bool) *matcherSet {
-	ms := &matcherSet{index: map[[2]byte][]literalRef{}}
+	ms := &matcherSet{byPair: make([]int32, 1<<16), nodes: make([]trieNode, 1)} // node 0: none
 	for i, p := range patterns {
 		m := newMatcher(p, spaced)
 		ms.matchers = append(ms.matchers, m)
@@ -143,11 +152,56 @@ func newMatcherSet(patterns []string, spaced bool) *matcherSet {
 			continue
 		}
 		for _, l := range m.literals {
-			key := [2]byte{l[0], l[1]}
-			ms.index[key] = append(ms.index[key], literalRef{l, i})
+			ms.add(l, i)
 		}
 	}
 	return ms
+}
+
+// add puts literal l of matcher i in the trie.
+func (ms *matcherSet) add(l string, i int) {
+	key := pair(l, 0)
+	if ms.byPair[key] == 0 {
+		ms.nodes = append(ms.nodes, trieNode{})
+		ms.byPair[key] = int32(len(ms.nodes) - 1)
+	}
+	n := ms.byPair[key]
+	for j := 2; j < len(l); j++ {
+		k := slices.IndexFunc(ms.nodes[n].next, func(e trieEdge) bool { return e.b == l[j] })
+		if k < 0 {
+			ms.nodes = append(ms.nodes, trieNode{})
+			ms.nodes[n].next = append(ms.nodes[n].next, trieEdge{l[j], int32(len(ms.nodes) - 1)})
+			k = len(ms.nodes[n].next) - 1
+		}
+		n = ms.nodes[n].next[k].node
+	}
+	if !slices.Contains(ms.nodes[n].ends, i) {
+		ms.nodes[n].ends = append(ms.nodes[n].ends, i)
+	}
+}
+
+// pair is the two bytes of s at i, as one number.
+func pair(s string, i int) uint16 { return uint16(s[i])<<8 | uint16(s[i+1]) }
+
+// walk calls found for every matcher with a literal that starts at i in s.
+func (ms *matcherSet) walk(s string, i int, found func(matcher int)) {
+	n := ms.byPair[pair(s, i)]
+	for j := i + 2; n != 0; j++ {
+		for _, m := range ms.nodes[n].ends {
+			found(m)
+		}
+		if j >= len(s) {
+			return
+		}
+		next := int32(0)
+		for _, e := range ms.nodes[n].next {
+			if e.b == s[j] {
+				next = e.node
+				break
+			}
+		}
+		n = next
+	}
 }
 
 // candidates reports, per matcher, whether it can match s.
@@ -157,10 +211,8 @@ func (ms *matcherSet) candidates(s string) []bool {
 		can[i] = true
 	}
 	for i := 0; i+1 < len(s); i++ {
-		for _, ref := range ms.index[[2]byte{s[i], s[i+1]}] {
-			if !can[ref.matcher] && strings.HasPrefix(s[i:], ref.lit) {
-				can[ref.matcher] = true
-			}
+		if ms.byPair[pair(s, i)] != 0 {
+			ms.walk(s, i, func(m int) { can[m] = true })
 		}
 	}
 	return can
@@ -181,40 +233,73 @@ func (ms *matcherSet) remove(words []string) string {
 // first returns the index of the first matcher (in order) that matches s, or -1. A matcher whose matches are
 // bounded reads only the windows around where its literals were found, each widened to the spaces around it so
 // that a word boundary at a window's edge is one in s too: on a long note that is a fraction of the text.
-func (ms *matcherSet) first(s string) int {
-	hits := make([][]int, len(ms.matchers)) // per matcher, where its literals start, in order
-	for i := 0; i+1 < len(s); i++ {
-		for _, ref := range ms.index[[2]byte{s[i], s[i+1]}] {
-			if h := hits[ref.matcher]; (len(h) == 0 || h[len(h)-1] != i) && strings.HasPrefix(s[i:], ref.lit) {
-				hits[ref.matcher] = append(h, i)
-			}
-		}
+func (ms *matcherSet) first(s string) int { return ms.firstOf(s) }
+
+// firstOf is first over several readings of one text: the index of the first matcher that matches any of them.
+// Readings of one note are mostly the same text, so a window read once for one reading is not read again.
+func (ms *matcherSet) firstOf(readings ...string) int {
+	hits := make([][][]int, len(readings)) // per reading, per matcher, where its literals start, in order
+	for r, s := range readings {
+		hits[r] = ms.hits(s)
 	}
-	for _, i := range ms.always {
-		hits[i] = []int{}
+	read := map[windowKey]bool{} // the windows read and found not to match
+	try := func(i int, w string) bool {
+		k := windowKey{i, w}
+		if read[k] {
+			return false
+		}
+		if ms.matchers[i].re.MatchString(w) {
+			return true
+		}
+		read[k] = true
+		return false
 	}
 	for i, m := range ms.matchers {
-		h := hits[i]
-		switch {
-		case h == nil:
-			continue
-		case m.span < 0 || len(h) == 0 || len(s) <= 4*m.span:
-			if m.re.MatchString(s) {
+		for r, s := range readings {
+			h := hits[r][i]
+			switch {
+			case h == nil:
+				continue
+			case m.span < 0 || len(h) == 0 || len(s) <= 4*m.span:
+				if try(i, s) {
+					return i
+				}
+			case windowsMatch(m, s, h, func(w string) bool { return try(i, w) }):
 				return i
 			}
-			continue
-		}
-		if ms.windowsMatch(m, s, h) {
-			return i
 		}
 	}
 	return -1
 }
 
-// windowsMatch reports whether m matches s within the windows around the literal hits: each window holds every
-// match that can hold its hit (span bytes either side, and the literal), widened to spaces; overlapping windows
-// are read as one.
-func (ms *matcherSet) windowsMatch(m matcher, s string, hits []int) bool {
+type windowKey struct {
+	matcher int
+	text    string
+}
+
+// hits returns, per matcher, where its literals start in s (nil: nowhere; empty: a matcher without literals).
+func (ms *matcherSet) hits(s string) [][]int {
+	hits := make([][]int, len(ms.matchers))
+	for i := 0; i+1 < len(s); i++ {
+		if ms.byPair[pair(s, i)] == 0 {
+			continue
+		}
+		ms.walk(s, i, func(m int) {
+			if h := hits[m]; len(h) == 0 || h[len(h)-1] != i {
+				hits[m] = append(h, i)
+			}
+		})
+	}
+	for _, i := range ms.always {
+		hits[i] = []int{}
+	}
+	return hits
+}
+
+// windowsMatch reports whether m matches s within the windows around the literal hits, as read by match: each
+// window holds every match that can hold its hit (span bytes either side, and the literal), widened to spaces;
+// overlapping windows are read as one.
+func windowsMatch(m matcher, s string, hits []int, match func(string) bool) bool {
 	lo, hi := -1, -1
 	for _, at := range hits {
 		a, b := max(0, at-m.span), min(len(s), at+2*m.span+2) // a literal is at most a match and its two spaces
@@ -228,12 +313,12 @@ func (ms *matcherSet) windowsMatch(m matcher, s string, hits []int) bool {
 			hi = max(hi, b)
 			continue
 		}
-		if lo >= 0 && m.re.MatchString(s[lo:hi]) {
+		if lo >= 0 && match(s[lo:hi]) {
 			return true
 		}
 		lo, hi = a, b
 	}
-	return lo >= 0 && m.re.MatchString(s[lo:hi])
+	return lo >= 0 && match(s[lo:hi])
 }
 
 // firstWhole is first without windows: every candidate reads all of s. Tests compare the two.

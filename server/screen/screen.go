@@ -69,12 +69,7 @@ func newRuleSet(byCategory map[Category][]string, prepare func(string) string, s
 
 // match returns the gravest category whose pattern matches one of the readings, and its rank (lower is graver).
 func (rs ruleSet) match(readings ...string) (Category, int) {
-	best := -1
-	for _, r := range readings {
-		if i := rs.set.first(r); i >= 0 && (best < 0 || i < best) {
-			best = i
-		}
-	}
+	best := rs.set.firstOf(readings...)
 	if best < 0 {
 		return "", len(Categories)
 	}

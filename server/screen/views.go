@@ -190,59 +190,115 @@ func latinLooking(w string) bool {
 }
 
 // tokens splits s into words of letters (and, with leet, of the digits and symbols that imitate letters),
-// squeezed when asked.
+// squeezed when asked. It is on every note's path several times: it writes into one buffer, and reads ASCII
+// without the tables of Unicode.
 func tokens(s string, leet, squeezed bool) []string {
-	var out []string
-	var w []rune
+	out := make([]string, 0, len(s)/6+1)
+	buf := make([]byte, 0, 32)
+	var prev rune = -1 // the last rune of the word as written into buf
+	var last rune = -1 // the last rune of the word before squeezing: the same rune, since squeezing drops repeats
+	digit := false     // the word holds a digit, which the second reading below may turn into a letter
 	flush := func() {
-		if len(w) > 0 {
-			if squeezed {
-				out = append(out, squeeze(string(w)))
-			} else {
-				out = append(out, string(w))
+		if len(buf) > 0 {
+			t := string(buf)
+			if leet && digit {
+				t = leetWord(t)
 			}
-			w = w[:0]
+			out = append(out, t)
+			buf, prev, last, digit = buf[:0], -1, -1, false
 		}
 	}
 	for _, r := range s {
 		if leet {
-			if l, ok := leetMap[r]; ok {
+			if l, ok := leetRune(r); ok {
 				// A digit that starts a token or follows a digit stays a digit: "2025" is not "zozs".
-				if unicode.IsDigit(r) && (len(w) == 0 || unicode.IsDigit(w[len(w)-1])) {
-					w = append(w, r)
+				if isDigitRune(r) && (last < 0 || isDigitRune(last)) {
+					last, digit = r, true
+					if !squeezed || r != prev {
+						buf, prev = utf8.AppendRune(buf, r), r
+					}
 					continue
 				}
 				r = l
 			}
 		}
-		if unicode.IsLetter(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) || (leet && unicode.IsDigit(r)) || r == '\'' {
-			if r != '\'' {
-				w = append(w, r)
+		if r == '\'' {
+			continue
+		}
+		if isLetterRune(r) || leet && isDigitRune(r) {
+			last = r
+			digit = digit || isDigitRune(r)
+			if !squeezed || r != prev {
+				buf, prev = utf8.AppendRune(buf, r), r
 			}
 			continue
 		}
 		flush()
 	}
 	flush()
-	if leet {
-		for i, t := range out { // a word that began with a digit ("1d10t") is read again as letters
-			if !strings.ContainsFunc(t, unicode.IsLetter) || hasDigitRun(t) {
-				continue // a number ("2025"), or a number with a unit ("12yo")
-			}
-			out[i] = strings.Map(func(r rune) rune {
-				if l, ok := leetMap[r]; ok {
-					return l
-				}
-				return r
-			}, t)
+	return out
+}
+
+// leetWord reads a word that began with a digit ("1d10t") again as letters, unless it is a number ("2025") or a
+// number with a unit ("12yo").
+func leetWord(t string) string {
+	if !strings.ContainsFunc(t, unicode.IsLetter) || hasDigitRun(t) {
+		return t
+	}
+	return strings.Map(func(r rune) rune {
+		if l, ok := leetRune(r); ok {
+			return l
+		}
+		return r
+	}, t)
+}
+
+// leetASCII is leetMap for ASCII, looked up without hashing.
+var leetASCII = func() (t [128]rune) {
+	for k, v := range leetMap {
+		if k < 128 {
+			t[k] = v
 		}
 	}
-	return out
+	return t
+}()
+
+func leetRune(r rune) (rune, bool) {
+	if r < 128 {
+		l := leetASCII[r]
+		return l, l != 0
+	}
+	if r != '€' && r != '£' {
+		return 0, false
+	}
+	return leetMap[r], true
+}
+
+// isLetterRune reports a letter or a combining mark (part of a word in Devanagari, Arabic...).
+func isLetterRune(r rune) bool {
+	if r < 0x80 {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
+	}
+	return unicode.IsLetter(r) || unicode.In(r, unicode.Mn, unicode.Mc)
+}
+
+func isDigitRune(r rune) bool {
+	if r < 0x80 {
+		return '0' <= r && r <= '9'
+	}
+	return unicode.IsDigit(r)
 }
 
 // squeeze shortens every run of one letter to one letter: "kiiill" → "kil". Terms are squeezed the same way.
 func squeeze(s string) string {
+	i := 1
+	for ; i < len(s) && s[i] != s[i-1]; i++ {
+	}
+	if i >= len(s) && isASCII(s) {
+		return s // nothing repeats: most words
+	}
 	var b strings.Builder
+	b.Grow(len(s))
 	var last rune
 	for i, r := range s {
 		if i > 0 && r == last {
