@@ -131,7 +131,8 @@ func personalData(v views) bool {
 			}
 		}
 	}
-	if containsAny(t, "sk-", "sk_live", "rk_live", "ghp_", "gho_", "github_pat_", "xox", "akia", "aiza", "glpat-", "hf_", "-----begin", "://") &&
+	if (containsAny(t, "sk-", "sk_live", "rk_live", "ghp_", "gho_", "github_pat_", "xox", "akia", "aiza", "glpat-", "hf_", "-----begin") ||
+		strings.Contains(t, "://") && strings.Contains(t, "@")) &&
 		secretRE.MatchString(t) && !placeholder.MatchString(secretRE.FindString(t)) {
 		return true
 	}
@@ -156,7 +157,7 @@ func personalData(v views) bool {
 			}
 		}
 	}
-	if digitCount >= 2 && letterDigit.MatchString(t) { // "4l5 867 53o9", "O78-O5-112O": letters standing for digits
+	if digitCount >= 2 && digitBesideLetter(t) && letterDigit.MatchString(t) { // "4l5 867 53o9", "O78-O5-112O": letters standing for digits
 		t = letterDigit.ReplaceAllStringFunc(t, func(m string) string {
 			return strings.NewReplacer("l", "1", "i", "1", "o", "0").Replace(m)
 		})
@@ -165,7 +166,9 @@ func personalData(v views) bool {
 	if digitCount < 7 {
 		return false
 	}
-	for _, loc := range ssnRE.FindAllStringSubmatchIndex(t, -1) {
+	// Social security, card and phone numbers are dense runs of digits: most notes have none long enough.
+	dense := denseDigits(t)
+	for _, loc := range when(dense >= 9, ssnRE.FindAllStringSubmatchIndex)(t, -1) {
 		area, group, serial := t[loc[2]:loc[3]], t[loc[4]:loc[5]], t[loc[6]:loc[7]]
 		if partOfLongerNumber(t, loc[0], loc[1]) || isbnLabel.MatchString(t[max(0, loc[0]-60):loc[0]]) {
 			continue // "978-605-09-1234-5" holds the shape of a social security number
@@ -177,7 +180,7 @@ func personalData(v views) bool {
 			return true
 		}
 	}
-	for _, loc := range cardRE.FindAllStringIndex(t, -1) {
+	for _, loc := range when(dense >= 13, cardRE.FindAllStringIndex)(t, -1) {
 		before := t[max(0, loc[0]-60):loc[0]]
 		if d := digits(t[loc[0]:loc[1]]); luhn(d) && !testCards[d] && !isbn(d) && !isbnLabel.MatchString(before) && !orderNear.MatchString(before) {
 			return true
@@ -188,8 +191,44 @@ func personalData(v views) bool {
 			return true
 		}
 	}
-	for _, loc := range phoneRE.FindAllStringSubmatchIndex(t, -1) {
+	for _, loc := range when(dense >= 8, phoneRE.FindAllStringSubmatchIndex)(t, -1) {
 		if phoneNumber(t, loc[2], loc[3]) {
+			return true
+		}
+	}
+	return false
+}
+
+// when returns find, or, when cond is false, a finder that finds nothing.
+func when[T any](cond bool, find func(string, int) []T) func(string, int) []T {
+	if !cond {
+		return func(string, int) []T { return nil }
+	}
+	return find
+}
+
+// denseDigits is the most digits in one run of digits and the separators numbers are written with (white space,
+// parentheses, dots, hyphens, slashes, middle dots, underscores): a number of n digits needs a run of n.
+func denseDigits(t string) int {
+	most, n := 0, 0
+	for _, r := range t {
+		switch {
+		case r >= '0' && r <= '9':
+			n++
+			most = max(most, n)
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '(' || r == ')' || r == '.' || r == '-' || r == '/' || r == '·' || r == '_':
+		default:
+			n = 0
+		}
+	}
+	return most
+}
+
+// digitBesideLetter reports a digit next to an o, l or i, which every match of letterDigit has.
+func digitBesideLetter(t string) bool {
+	for i := 0; i+1 < len(t); i++ {
+		a, b := t[i], t[i+1]
+		if a >= '0' && a <= '9' && (b == 'o' || b == 'l' || b == 'i') || b >= '0' && b <= '9' && (a == 'o' || a == 'l' || a == 'i') {
 			return true
 		}
 	}
@@ -199,7 +238,7 @@ func personalData(v views) bool {
 // hexDumps blanks the runs of hexadecimal groups in a note that says it shows bytes ("hex dump", "xxd", "bytes"):
 // "0d 0a 1a 0a 00 00 00 0d 49 48 44 52" is a file header, not a phone number.
 func hexDumps(t string) string {
-	if !hexSaid.MatchString(t) {
+	if !containsAny(t, "hex", "xxd", "od -", "bytes", "dump", "magic", "header") || !hexSaid.MatchString(t) {
 		return t
 	}
 	return hexDumpRun.ReplaceAllStringFunc(t, func(run string) string {
@@ -243,21 +282,33 @@ func phoneNumber(t string, start, end int) bool {
 	if strings.Count(s, ".") == 3 && !strings.ContainsAny(s, " -") { // a dotted quad: an IP address
 		return false
 	}
-	before := t[max(0, start-60):start]
-	after := t[end:min(len(t), end+40)]
-	if isbnNear.MatchString(before+s) && isbn(d) || isbnLabel.MatchString(before) || serviceLine.MatchString(before) || serviceLine.MatchString(after) || strings.HasSuffix(strings.TrimSpace(before), "#") {
-		return false
-	}
 	if dateRE.MatchString(s) || decimalRE.MatchString(s) {
 		return false // a date
 	}
+	// What the number is, from how it is written, before what the words around it say (the dearer reading).
+	before := t[max(0, start-60):start]
 	plus := strings.HasPrefix(strings.TrimLeft(s, "("), "+")
-	if orderNear.MatchString(before) {
-		return false // an order, invoice or ticket number
-	}
 	if !plus && !strings.ContainsAny(s, " -.()/·_") && d[0] != '0' && !phoneNear.MatchString(before) {
 		return false // a plain count, timestamp or id, not written as a phone number
 	}
+	if !validPhone(s, plus) {
+		return false
+	}
+	after := t[end:min(len(t), end+40)]
+	switch {
+	case isbnNear.MatchString(before+s) && isbn(d), isbnLabel.MatchString(before), strings.HasSuffix(strings.TrimSpace(before), "#"):
+		return false // an ISBN, or a number named by its "#"
+	case serviceLine.MatchString(before), serviceLine.MatchString(after):
+		return false // a helpline, a support desk, an office
+	case orderNear.MatchString(before):
+		return false // an order, invoice or ticket number
+	}
+	return true
+}
+
+// validPhone reports whether s is a valid phone number of some country (of its own, when it starts with a plus
+// sign), and not one of the lines organisations publish (toll-free, shared cost, premium rate).
+func validPhone(s string, plus bool) bool {
 	regions := phoneRegions
 	if plus {
 		regions = []string{"ZZ"}

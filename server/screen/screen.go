@@ -187,12 +187,16 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 	// each of its lines and sentences, since friendly words around a hidden sentence keep the whole from reading
 	// better either way.
 	for i, part := range latinParts(v.plain) {
-		here := wordiness(tokens(part, false, true))
-		for _, alt := range []string{reverse(part), rot13(part), rot13(reverse(part))} {
-			if wordiness(tokens(alt, false, true)) < max(0.3, here+0.15) {
+		words := v.words
+		if part != v.plain {
+			words = tokens(part, false, true)
+		}
+		scores := wordinessTurned(words) // as written, reversed, in ROT13, both
+		for k, alt := range []func(string) string{reverse, rot13, func(s string) string { return rot13(reverse(s)) }} {
+			if scores[k+1] < max(0.3, scores[0]+0.15) {
 				continue
 			}
-			w := newViews(alt)
+			w := newViews(alt(part))
 			readings = append(readings, w)
 			if c, r := p.rules(w); r < best {
 				found, best = c, r
@@ -279,19 +283,55 @@ func (p *Pipeline) rules(v views) (Category, int) {
 	return found, best
 }
 
-// wordiness is the share of words of two letters or more that are among the most common English words.
-func wordiness(words []string) float64 {
-	n, known := 0, 0
+// wordinessTurned is the wordiness of words (the share of words of two letters or more that are among the most
+// common English words) as they are, reversed, in ROT13, and in ROT13 reversed: the wordiness of the text turned
+// each way, without writing it out (the tokens of a turned text are its tokens turned).
+func wordinessTurned(words []string) [4]float64 {
+	var known [4]int
+	n := 0
+	buf := make([]byte, 0, 32)
 	for _, w := range words {
 		if len(w) < 2 {
 			continue
 		}
 		n++
 		if commonWords[w] {
-			known++
+			known[0]++
+		}
+		buf = append(buf[:0], w...)
+		if isASCII(w) {
+			slices.Reverse(buf)
+		} else {
+			buf = append(buf[:0], reverse(w)...)
+		}
+		if commonWords[string(buf)] {
+			known[1]++
+		}
+		if commonWords[string(rot13Bytes(buf))] {
+			known[3]++
+		}
+		if commonWords[string(rot13Bytes(append(buf[:0], w...)))] {
+			known[2]++
 		}
 	}
-	return float64(known) / float64(max(n, 1))
+	var out [4]float64
+	for k := range out {
+		out[k] = float64(known[k]) / float64(max(n, 1))
+	}
+	return out
+}
+
+// rot13Bytes is rot13 in place.
+func rot13Bytes(b []byte) []byte {
+	for i, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z':
+			b[i] = 'a' + (c-'a'+13)%26
+		case c >= 'A' && c <= 'Z':
+			b[i] = 'A' + (c-'A'+13)%26
+		}
+	}
+	return b
 }
 
 // commonWords are frequent English words (squeezed, as the readings are).
