@@ -23,6 +23,56 @@ var (
 	escapeRun   = regexp.MustCompile(`(?i)\\u[0-9a-f]{4}|\\x[0-9a-f]{2}|&#x?[0-9a-f]+;|&[a-z]+;`)
 )
 
+// base64Runs is base64Run.FindAllString without the regular expression engine: the runs of base64's alphabet of
+// twelve characters or more, each with up to two "=" after it, at most n of them.
+func base64Runs(s string, n int) []string {
+	var out []string
+	for i := 0; i < len(s) && len(out) < n; {
+		j := i
+		for j < len(s) && base64Byte(s[j]) {
+			j++
+		}
+		if j-i < 12 {
+			i = j + 1
+			continue
+		}
+		for k := 0; k < 2 && j < len(s) && s[j] == '='; k++ {
+			j++
+		}
+		out = append(out, s[i:j])
+		i = j
+	}
+	return out
+}
+
+func base64Byte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '_' || c == '-'
+}
+
+// encodedRuns measures, in one pass, what base64Run and hexRun need: the longest run of base64's alphabet, and the
+// most hexadecimal digits in one run of hex digits, their prefixes and separators. Most notes have neither.
+func encodedRuns(s string) (b64, hexDigits int) {
+	run, hexRun := 0, 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if base64Byte(c) {
+			run++
+			b64 = max(b64, run)
+		} else {
+			run = 0
+		}
+		switch {
+		case '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F':
+			hexRun++
+			hexDigits = max(hexDigits, hexRun)
+		case c == 'x' || c == 'X' || c == '\\' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == ':' || c == ',':
+		default:
+			hexRun = 0
+		}
+	}
+	return b64, hexDigits
+}
+
 // decoded returns the texts hidden in encodings inside s: base64, hex, percent-encoding, HTML entities and
 // backslash escapes.
 func decoded(s string) []string {
@@ -34,7 +84,8 @@ func decoded(s string) []string {
 			out = append(out, t)
 		}
 	}
-	for _, m := range base64Run.FindAllString(s, 8) {
+	b64, hexDigits := encodedRuns(s)
+	for _, m := range when(b64 >= 12, base64Runs)(s, 8) {
 		if !strings.ContainsFunc(m, unicode.IsUpper) && !strings.ContainsAny(m, "0123456789+/=") {
 			continue // one lower-case word is not base64
 		}
@@ -45,7 +96,7 @@ func decoded(s string) []string {
 			}
 		}
 	}
-	for _, m := range hexRun.FindAllString(s, 8) {
+	for _, m := range when(hexDigits >= 16, hexRun.FindAllString)(s, 8) {
 		h := strings.Map(func(r rune) rune {
 			if unicode.Is(unicode.ASCII_Hex_Digit, r) {
 				return r

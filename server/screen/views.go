@@ -92,8 +92,17 @@ func latinSkeleton(text string) string {
 // their words and stay.
 func fold(text string, lower bool) string {
 	var b strings.Builder
+	b.Grow(len(text))
 	var base rune
 	for _, r := range norm.NFKD.String(text) {
+		if r < 0x80 { // ASCII: nothing to remove, drop or unstroke
+			if lower && 'A' <= r && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			base = r
+			b.WriteByte(byte(r))
+			continue
+		}
 		switch {
 		case invisible(r):
 			continue
@@ -139,7 +148,9 @@ func skeleton(s string) string {
 	start := 0
 	flush := func(end int) {
 		w := s[start:end]
-		if latinLooking(w) {
+		if isASCII(w) {
+			b.WriteString(w) // the table reads no ASCII letter as another
+		} else if latinLooking(w) {
 			for _, r := range w {
 				if l, ok := skeletonLatin[r]; ok {
 					b.WriteByte(l)
@@ -314,29 +325,31 @@ func squeeze(s string) string {
 // "k·i·l·l", "f.u.c.k", "ig_no_re") are joined, and so are runs of two or more one-letter words and of three or
 // more words of one or two letters ("k i l l", "ig no re al l"), across spaces and line breaks. Leet is read first.
 func joinSplit(s string) []string {
-	var pieces []string
+	pieces := make([]string, 0, len(s)/6+1)
+	buf := make([]byte, 0, 32)
 	for _, f := range strings.Fields(s) {
-		var w []rune
-		letters, split, inner := false, false, false
+		buf = buf[:0]
+		letters, digit, split, inner := false, false, false, false
 		for _, r := range f {
-			if l, ok := leetMap[r]; ok && !unicode.IsDigit(r) {
+			if l, ok := leetRune(r); ok && !isDigitRune(r) {
 				r = l
 			}
-			if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) {
-				letters = letters || unicode.IsLetter(r)
+			if isLetterRune(r) || isDigitRune(r) {
+				letters = letters || r < 0x80 && !isDigitRune(r) || r >= 0x80 && unicode.IsLetter(r)
+				digit = digit || isDigitRune(r)
 				split = split || inner
-				w = append(w, r)
-			} else if len(w) > 0 {
+				buf = utf8.AppendRune(buf, r)
+			} else if len(buf) > 0 {
 				inner = true // a separator inside the word: joined, the word is cut again into lexicon words
 			}
 		}
-		if len(w) == 0 {
+		if len(buf) == 0 {
 			continue
 		}
-		p := string(w)
-		if letters && !hasDigitRun(p) {
+		p := string(buf)
+		if letters && digit && !hasDigitRun(p) {
 			p = strings.Map(func(r rune) rune {
-				if l, ok := leetMap[r]; ok {
+				if l, ok := leetRune(r); ok {
 					return l
 				}
 				return r

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -260,4 +261,34 @@ func TestWindowsFindWhatTheWholeTextFinds(t *testing.T) {
 		}
 	}
 	t.Logf("%d readings compared", checked)
+}
+
+// The scanners that stand in for regular expressions on every note find what those expressions find, and the
+// one-pass measure that skips them never skips a text they match: every note of the corpus, and each with the
+// runs of base64 and hex of the decoding tests.
+func TestScannersFindWhatTheExpressionsFind(t *testing.T) {
+	notes := append(readCorpus(t, "testdata/train.tsv"), readCorpus(t, "testdata/heldout.tsv")...)
+	extra := []string{"aGVsbG8gd29ybGQ=", "x aGVsbG8gd29ybGQ==== y", "ab+/_-cdefghij==", "0x41 0x42 0x43 0x44 0x45 0x46 0x47 0x48",
+		`\x69\x67\x6e\x6f\x72\x65\x20\x61\x6c\x6c`, "69:67:6e:6f:72:65:20:61", "DEADBEEFdeadbeef", "abcdefghijk", "abcdefghijkl"}
+	for _, n := range notes {
+		extra = append(extra, n.text)
+	}
+	for _, s := range extra {
+		if got, want := base64Runs(s, 8), base64Run.FindAllString(s, 8); !slices.Equal(got, want) {
+			t.Fatalf("%q: the scanner finds %q, the expression %q", s, got, want)
+		}
+		b64, hexDigits := encodedRuns(s)
+		if base64Run.MatchString(s) && b64 < 12 || hexRun.MatchString(s) && hexDigits < 16 {
+			t.Fatalf("%q: the measure (%d, %d) would skip a run the expressions find", s, b64, hexDigits)
+		}
+		lower := strings.ToLower(s)
+		for _, m := range phoneRE.FindAllStringSubmatch(lower, -1) {
+			if len(digits(m[1])) >= 8 && denseDigits(lower) < 8 {
+				t.Fatalf("%q: the measure of digits would skip the phone number %q", s, m[1])
+			}
+		}
+		if letterDigit.MatchString(lower) && !digitBesideLetter(lower) {
+			t.Fatalf("%q: a measure would skip the number %q", s, letterDigit.FindString(lower))
+		}
+	}
 }
