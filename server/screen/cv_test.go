@@ -50,7 +50,7 @@ func TestCrossValidate(t *testing.T) {
 	models := foldModels(notes)
 	for i, n := range notes {
 		m := models[i%5]
-		p0 := func(text string) float64 { return float64(m.probabilities(featuresOf(newViews(text)))[0]) }
+		p0 := func(text string) float64 { return float64(m.probabilities(featuresOf(newViews(text), nil))[0]) }
 		s := scored{benign: n.category == "none", ruled: ruled(n.text), p0: p0(n.text)}
 		if !s.benign {
 			for _, pad := range pads {

@@ -140,11 +140,33 @@ var rawPatterns = map[Category][]string{
 		`\$\s?\d+[\d,]*\s*(?:per|a|/)\s*(?:day|hour|week)\b`,
 		`\b100\s?%\s*(?:free|guaranteed)\b`,
 	},
-	Profanity: {
-		// Letters masked by symbols ("f*ck", "s**t"); letters split by spaces or dots are joined in the token
-		// readings, and "sh!t" reads as "shit" there.
-		`\bf[^a-z\s]{1,3}c?k(?:ing|in|er|ed)?\b|\bsh?[^a-z\s]{1,2}t\b`,
-	},
+}
+
+// masked finds swear words with letters masked by symbols ("f*ck", "s**t"); letters split by spaces or dots are
+// joined in the token readings, and "sh!t" reads as "shit" there. It has no literal to look for first, so
+// maskedSwear looks for where it can start.
+var masked = regexp.MustCompile(`\bf[^a-z\s]{1,3}c?k(?:ing|in|er|ed)?\b|\bsh?[^a-z\s]{1,2}t\b`)
+
+// maskedSwear reports a match of masked in s (read in lower case): an f, s or sh at the start of a word followed by
+// a character that is neither a letter nor a space, which every match has, is looked for before the expression.
+func maskedSwear(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		if c := s[i]; c != 'f' && c != 's' || i > 0 && wordByte(s[i-1]) {
+			continue
+		}
+		j := i + 1
+		if s[i] == 's' && s[j] == 'h' {
+			j++
+		}
+		if j < len(s) && !('a' <= s[j] && s[j] <= 'z') && !strings.ContainsRune(" \t\n\f\r", rune(s[j])) {
+			return masked.MatchString(s)
+		}
+	}
+	return false
+}
+
+func wordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
 }
 
 // allowed are benign idioms removed from the token views before any pattern is matched: agents kill processes,

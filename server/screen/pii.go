@@ -37,6 +37,30 @@ var (
 // labelledWords finds, in one pass, whether any label of a personal detail is in a text at all.
 var labelledWords = newMatcherSet([]string{labelled.String()}, false)
 
+// cueWords returns the words of t (as tokens reads them) that the detectors look for first: "at" and "dot" in their
+// languages, and the street types. It writes no word out.
+func cueWords(t string) map[string]bool {
+	var found map[string]bool
+	eachWord(t, false, func(w []byte) {
+		if cues[string(w)] {
+			if found == nil {
+				found = map[string]bool{}
+			}
+			found[string(w)] = true
+		}
+	})
+	return found
+}
+
+var cues = func() map[string]bool {
+	m := map[string]bool{"at": true, "arroba": true, "bei": true, "ät": true, "собака": true, "dot": true, "punto": true,
+		"punkt": true, "point": true, "ponto": true, "точка": true}
+	for _, w := range streetWords {
+		m[strings.TrimSuffix(w, ".")] = true
+	}
+	return m
+}()
+
 // streetNamed reports a word of a street address: a street type, or a word that ends in one ("Hauptstraße").
 func streetNamed(t string, words map[string]bool) bool {
 	for _, w := range streetWords {
@@ -119,10 +143,7 @@ func personalData(v views) bool {
 		}
 	}
 	// Each detector runs only where what it looks for can be: most notes spell no address and label no detail.
-	words := map[string]bool{}
-	for _, w := range tokens(t, false, false) {
-		words[w] = true
-	}
+	words := cueWords(t)
 	if (words["at"] || words["arroba"] || words["bei"] || words["ät"] || words["собака"] || strings.Contains(t, "(at)") || strings.Contains(t, "[at]")) &&
 		(words["dot"] || words["punto"] || words["punkt"] || words["point"] || words["ponto"] || words["точка"] || strings.Contains(t, " . ")) {
 		for _, m := range emailSpoken.FindAllStringSubmatch(t, -1) {
@@ -186,7 +207,7 @@ func personalData(v views) bool {
 			return true
 		}
 	}
-	for _, m := range ibanRE.FindAllString(t, -1) {
+	for _, m := range when(ibanStart(t), ibanRE.FindAllString)(t, -1) {
 		if ibanValid(strings.ReplaceAll(m, " ", "")) {
 			return true
 		}
@@ -205,6 +226,17 @@ func when[T any](cond bool, find func(string, int) []T) func(string, int) []T {
 		return func(string, int) []T { return nil }
 	}
 	return find
+}
+
+// ibanStart reports two letters and two digits at the start of a word, which every IBAN starts with.
+func ibanStart(t string) bool {
+	for i := 0; i+3 < len(t); i++ {
+		if (i == 0 || !wordByte(t[i-1])) && 'a' <= t[i] && t[i] <= 'z' && 'a' <= t[i+1] && t[i+1] <= 'z' &&
+			'0' <= t[i+2] && t[i+2] <= '9' && '0' <= t[i+3] && t[i+3] <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // denseDigits is the most digits in one run of digits and the separators numbers are written with (white space,
@@ -367,10 +399,10 @@ func init() {
 
 // spelledDigits writes runs of six or more spelled digits ("five five five one two ...") as digits.
 func spelledDigits(s string) string {
-	words := strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == ',' || r == '-' })
+	isSep := func(r rune) bool { return unicode.IsSpace(r) || r == ',' || r == '-' }
 	run := 0
-	for _, w := range words {
-		if _, ok := numberWords[w]; ok {
+	for f := range strings.FieldsFuncSeq(s, isSep) {
+		if _, ok := numberWords[f]; ok {
 			if run++; run >= 6 {
 				break
 			}
@@ -381,6 +413,7 @@ func spelledDigits(s string) string {
 	if run < 6 {
 		return s
 	}
+	words := strings.FieldsFunc(s, isSep)
 	var b strings.Builder
 	b.WriteString(s)
 	b.WriteString(" ")

@@ -18,19 +18,86 @@ type matcher struct {
 	// match holds one of the literals, so it lies within span bytes of where that literal was found, and only
 	// those windows of a long text need reading.
 	span int
+	// words, for a matcher of spaced texts whose span is unbounded ("\w+"), is the most spaces a match and one of
+	// its literals can hold, or -1: a match lies within that many spaces of where its literal was found, so only
+	// the words around it need reading.
+	words int
 }
+
+// windowed reports whether the matcher can read windows of a text instead of all of it.
+func (m matcher) windowed() bool { return m.span >= 0 || m.words >= 0 }
 
 // newMatcher compiles a pattern. spaced says the texts it reads are words separated by single spaces and padded
 // with one, where a word boundary is always a space: literals then carry it, and " not " no longer fires on "note".
 func newMatcher(pattern string, spaced bool) matcher {
 	re := regexp.MustCompile(pattern)
-	m := matcher{re: re, span: -1}
+	m := matcher{re: re, span: -1, words: -1}
 	if tree, err := syntax.Parse(pattern, syntax.Perl); err == nil {
 		x := extractor{spaced: spaced}
 		m.literals = shrink(x.required(tree.Simplify()))
 		m.span = maxSpan(tree.Simplify())
+		if spaced && m.span < 0 {
+			if n := maxSpaces(tree.Simplify()); n >= 0 {
+				most := 0
+				for _, l := range m.literals {
+					most = max(most, strings.Count(l, " "))
+				}
+				m.words = n + most
+			}
+		}
 	}
 	return m
+}
+
+// maxSpaces is the most spaces a match of re can hold, or -1 when unbounded or anchored to the text's or a line's
+// ends.
+func maxSpaces(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return 0
+	case syntax.OpLiteral:
+		return strings.Count(string(re.Rune), " ")
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i] <= ' ' && ' ' <= re.Rune[i+1] {
+				return 1
+			}
+		}
+		return 0
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		return 1
+	case syntax.OpCapture, syntax.OpQuest:
+		return maxSpaces(re.Sub[0])
+	case syntax.OpStar, syntax.OpPlus:
+		if maxSpaces(re.Sub[0]) == 0 {
+			return 0
+		}
+		return -1
+	case syntax.OpRepeat:
+		sub := maxSpaces(re.Sub[0])
+		switch {
+		case sub == 0:
+			return 0
+		case re.Max < 0 || sub < 0:
+			return -1
+		}
+		return re.Max * sub
+	case syntax.OpConcat, syntax.OpAlternate:
+		n := 0
+		for _, sub := range re.Sub {
+			m := maxSpaces(sub)
+			if m < 0 {
+				return -1
+			}
+			if re.Op == syntax.OpConcat {
+				n += m
+			} else {
+				n = max(n, m)
+			}
+		}
+		return n
+	}
+	return -1 // the text's and lines' ends
 }
 
 // maxSpan is the most bytes a match of re can take, or -1 when it is unbounded or anchored to the text's or a
@@ -218,16 +285,90 @@ func (ms *matcherSet) candidates(s string) []bool {
 	return can
 }
 
-// remove joins words into one line, padded with spaces, and takes out every match of the set.
+// remove joins words into one line, padded with spaces, and takes out every match of the set. A matcher whose
+// matches are bounded replaces within the windows around its literals only (every match lies in one); when it
+// changes the line, where the literals are is found again for the matchers after it.
 func (ms *matcherSet) remove(words []string) string {
 	s := " " + strings.Join(words, " ") + " "
-	can := ms.candidates(s)
+	hits := ms.hits(s)
 	for i, m := range ms.matchers {
-		if can[i] {
-			s = m.re.ReplaceAllString(s, " ")
+		h := hits[i]
+		if h == nil {
+			continue
+		}
+		var out string
+		if !m.windowed() || len(h) == 0 || len(s) <= 4*m.span {
+			out = m.re.ReplaceAllString(s, " ")
+		} else {
+			out = windowsReplace(m, s, h)
+		}
+		if out != s {
+			s = out
+			hits = ms.hits(s)
 		}
 	}
 	return s
+}
+
+// windows calls each with the windows of s around the literal hits of m: span bytes either side of a hit (and the
+// literal), or the words that a match holding the hit can reach, widened to spaces, so that every match that holds the hit lies in its window and a word boundary at a
+// window's edge is one in s; overlapping windows are one. It stops when each returns false.
+func windows(m matcher, s string, hits []int, each func(lo, hi int) bool) {
+	lo, hi := -1, -1
+	for _, at := range hits {
+		var a, b int
+		if m.span >= 0 {
+			a, b = max(0, at-m.span), min(len(s), at+2*m.span+2) // a literal is at most a match and its two spaces
+		} else { // words+1 spaces either side: the match, and the space its literal may start with
+			a, b = at, at
+			for n := 0; a > 0 && n <= m.words+1; a-- {
+				if s[a-1] == ' ' {
+					n++
+				}
+			}
+			for n := 0; b < len(s) && n <= m.words+1; b++ {
+				if s[b] == ' ' {
+					n++
+				}
+			}
+		}
+		for a > 0 && s[a-1] != ' ' {
+			a--
+		}
+		for b < len(s) && s[b] != ' ' {
+			b++
+		}
+		if lo >= 0 && a <= hi {
+			hi = max(hi, b)
+			continue
+		}
+		if lo >= 0 && !each(lo, hi) {
+			return
+		}
+		lo, hi = a, b
+	}
+	if lo >= 0 {
+		each(lo, hi)
+	}
+}
+
+// windowsReplace replaces every match of m in s by a space, reading only the windows around the literal hits.
+func windowsReplace(m matcher, s string, hits []int) string {
+	var b strings.Builder
+	last := 0
+	windows(m, s, hits, func(lo, hi int) bool {
+		if w := s[lo:hi]; m.re.MatchString(w) {
+			b.WriteString(s[last:lo])
+			b.WriteString(m.re.ReplaceAllString(w, " "))
+			last = hi
+		}
+		return true
+	})
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // first returns the index of the first matcher (in order) that matches s, or -1. A matcher whose matches are
@@ -260,7 +401,7 @@ func (ms *matcherSet) firstOf(readings ...string) int {
 			switch {
 			case h == nil:
 				continue
-			case m.span < 0 || len(h) == 0 || len(s) <= 4*m.span:
+			case !m.windowed() || len(h) == 0 || len(s) <= 4*m.span:
 				if try(i, s) {
 					return i
 				}
@@ -296,29 +437,14 @@ func (ms *matcherSet) hits(s string) [][]int {
 	return hits
 }
 
-// windowsMatch reports whether m matches s within the windows around the literal hits, as read by match: each
-// window holds every match that can hold its hit (span bytes either side, and the literal), widened to spaces;
-// overlapping windows are read as one.
+// windowsMatch reports whether match is true of one of the windows of s around the literal hits of m.
 func windowsMatch(m matcher, s string, hits []int, match func(string) bool) bool {
-	lo, hi := -1, -1
-	for _, at := range hits {
-		a, b := max(0, at-m.span), min(len(s), at+2*m.span+2) // a literal is at most a match and its two spaces
-		for a > 0 && s[a-1] != ' ' {
-			a--
-		}
-		for b < len(s) && s[b] != ' ' {
-			b++
-		}
-		if lo >= 0 && a <= hi {
-			hi = max(hi, b)
-			continue
-		}
-		if lo >= 0 && match(s[lo:hi]) {
-			return true
-		}
-		lo, hi = a, b
-	}
-	return lo >= 0 && match(s[lo:hi])
+	found := false
+	windows(m, s, hits, func(lo, hi int) bool {
+		found = match(s[lo:hi])
+		return !found
+	})
+	return found
 }
 
 // firstWhole is first without windows: every candidate reads all of s. Tests compare the two.

@@ -187,11 +187,7 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 	// each of its lines and sentences, since friendly words around a hidden sentence keep the whole from reading
 	// better either way.
 	for i, part := range latinParts(v.plain) {
-		words := v.words
-		if part != v.plain {
-			words = tokens(part, false, true)
-		}
-		scores := wordinessTurned(words) // as written, reversed, in ROT13, both
+		scores := wordinessTurned(part) // as written, reversed, in ROT13, both
 		for k, alt := range []func(string) string{reverse, rot13, func(s string) string { return rot13(reverse(s)) }} {
 			if scores[k+1] < max(0.3, scores[0]+0.15) {
 				continue
@@ -272,6 +268,9 @@ func (p *Pipeline) rules(v views) (Category, int) {
 	if c, r := p.raw.match(v.plain); r < best {
 		found, best = c, r
 	}
+	if best > rank(Profanity) && maskedSwear(v.plain) {
+		found, best = Profanity, rank(Profanity)
+	}
 	if c, r := p.exact.match(p.cleanExact(v.exact)); r < best {
 		found, best = c, r
 	}
@@ -283,37 +282,37 @@ func (p *Pipeline) rules(v views) (Category, int) {
 	return found, best
 }
 
-// wordinessTurned is the wordiness of words (the share of words of two letters or more that are among the most
-// common English words) as they are, reversed, in ROT13, and in ROT13 reversed: the wordiness of the text turned
-// each way, without writing it out (the tokens of a turned text are its tokens turned).
-func wordinessTurned(words []string) [4]float64 {
+// wordinessTurned is the wordiness of a text (the share of its words of two letters or more that are among the most
+// common English words) as it is, reversed, in ROT13, and in ROT13 reversed, without writing it out turned (the
+// words of a turned text are its words turned).
+func wordinessTurned(text string) [4]float64 {
 	var known [4]int
 	n := 0
-	buf := make([]byte, 0, 32)
-	for _, w := range words {
+	turned := make([]byte, 0, 32)
+	eachWord(text, true, func(w []byte) {
 		if len(w) < 2 {
-			continue
+			return
 		}
 		n++
-		if commonWords[w] {
+		if commonWords[string(w)] {
 			known[0]++
 		}
-		buf = append(buf[:0], w...)
-		if isASCII(w) {
-			slices.Reverse(buf)
+		turned = append(turned[:0], w...)
+		if !slices.ContainsFunc(w, func(c byte) bool { return c >= 0x80 }) {
+			slices.Reverse(turned)
 		} else {
-			buf = append(buf[:0], reverse(w)...)
+			turned = append(turned[:0], reverse(string(w))...)
 		}
-		if commonWords[string(buf)] {
+		if commonWords[string(turned)] {
 			known[1]++
 		}
-		if commonWords[string(rot13Bytes(buf))] {
+		if commonWords[string(rot13Bytes(turned))] {
 			known[3]++
 		}
-		if commonWords[string(rot13Bytes(append(buf[:0], w...)))] {
+		if commonWords[string(rot13Bytes(append(turned[:0], w...)))] {
 			known[2]++
 		}
-	}
+	})
 	var out [4]float64
 	for k := range out {
 		out[k] = float64(known[k]) / float64(max(n, 1))
@@ -356,7 +355,7 @@ func latinParts(s string) []string {
 	if latinText(s) {
 		out = append(out, s)
 	}
-	parts := sentenceEnd.Split(s, 9)
+	parts := sentences(s, 9)
 	if len(parts) < 2 {
 		return out
 	}
@@ -369,6 +368,38 @@ func latinParts(s string) []string {
 }
 
 var sentenceEnd = regexp.MustCompile(`[.!?:;]\s+|\n+`)
+
+// sentences is sentenceEnd.Split(s, n) without the regular expression engine: s cut at each ".", "!", "?", ":" or
+// ";" followed by white space, and at each run of line breaks, into at most n parts.
+func sentences(s string, n int) []string {
+	if len(s) == 0 {
+		return []string{""}
+	}
+	space := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+	var out []string
+	beg, end := 0, 0
+	for i := 0; i < len(s) && len(out) < n-1; {
+		j := i
+		switch {
+		case strings.IndexByte(".!?:;", s[i]) >= 0 && i+1 < len(s) && space(s[i+1]):
+			for j = i + 1; j < len(s) && space(s[j]); j++ {
+			}
+		case s[i] == '\n':
+			for j = i; j < len(s) && s[j] == '\n'; j++ {
+			}
+		default:
+			i++
+			continue
+		}
+		end = i
+		out = append(out, s[beg:end])
+		beg, i = j, j
+	}
+	if end != len(s) {
+		out = append(out, s[beg:])
+	}
+	return out
+}
 
 // latinText reports whether s is mostly Latin letters, the only text that ROT13 and reversal hide.
 func latinText(s string) bool {

@@ -25,7 +25,7 @@ func examplesOf(notes []labelledNote) []example {
 	out := make([]example, len(notes))
 	for i, n := range notes {
 		v := newViews(n.text)
-		out[i] = example{featuresOf(v), slices.Index(classes, classOf(n.category)), len(v.words) <= shortWords}
+		out[i] = example{featuresOf(v, nil), slices.Index(classes, classOf(n.category)), len(v.words) <= shortWords}
 	}
 	return out
 }

@@ -250,6 +250,31 @@ func tokens(s string, leet, squeezed bool) []string {
 	return out
 }
 
+// eachWord calls f with each word of s as tokens(s, false, squeezed) reads it, written into one buffer that f must
+// not keep.
+func eachWord(s string, squeezed bool, f func([]byte)) {
+	buf := make([]byte, 0, 32)
+	var prev rune = -1
+	for _, r := range s {
+		if r == '\'' {
+			continue
+		}
+		if isLetterRune(r) {
+			if !squeezed || r != prev {
+				buf, prev = utf8.AppendRune(buf, r), r
+			}
+			continue
+		}
+		if len(buf) > 0 {
+			f(buf)
+			buf, prev = buf[:0], -1
+		}
+	}
+	if len(buf) > 0 {
+		f(buf)
+	}
+}
+
 // leetWord reads a word that began with a digit ("1d10t") again as letters, unless it is a number ("2025") or a
 // number with a unit ("12yo").
 func leetWord(t string) string {

@@ -269,7 +269,8 @@ func TestWindowsFindWhatTheWholeTextFinds(t *testing.T) {
 func TestScannersFindWhatTheExpressionsFind(t *testing.T) {
 	notes := append(readCorpus(t, "testdata/train.tsv"), readCorpus(t, "testdata/heldout.tsv")...)
 	extra := []string{"aGVsbG8gd29ybGQ=", "x aGVsbG8gd29ybGQ==== y", "ab+/_-cdefghij==", "0x41 0x42 0x43 0x44 0x45 0x46 0x47 0x48",
-		`\x69\x67\x6e\x6f\x72\x65\x20\x61\x6c\x6c`, "69:67:6e:6f:72:65:20:61", "DEADBEEFdeadbeef", "abcdefghijk", "abcdefghijkl"}
+		`\x69\x67\x6e\x6f\x72\x65\x20\x61\x6c\x6c`, "69:67:6e:6f:72:65:20:61", "DEADBEEFdeadbeef", "abcdefghijk", "abcdefghijkl",
+		"f*ck this", "what the f**k", "", "a. ", "\n\nx", "one. two!  three?\n\nfour: five; six.\tseven\n", "a.b. c", "IBAN DE89 3704 0044 0532 0130 00", "de89370400440532013000", "s**t happens", "sh!t", "oh sh1t", "f#cking", "éf*ck", "self-host", "s-tier", "f/k"}
 	for _, n := range notes {
 		extra = append(extra, n.text)
 	}
@@ -287,8 +288,32 @@ func TestScannersFindWhatTheExpressionsFind(t *testing.T) {
 				t.Fatalf("%q: the measure of digits would skip the phone number %q", s, m[1])
 			}
 		}
+		if got, want := sentences(s, 9), sentenceEnd.Split(s, 9); !slices.Equal(got, want) {
+			t.Fatalf("%q: sentences %q, the expression %q", s, got, want)
+		}
+		if ibanRE.MatchString(lower) && !ibanStart(lower) {
+			t.Fatalf("%q: ibanStart would skip the IBAN %q", s, ibanRE.FindString(lower))
+		}
+		if maskedSwear(lower) != masked.MatchString(lower) {
+			t.Fatalf("%q: maskedSwear says %v, the expression %v", s, maskedSwear(lower), masked.MatchString(lower))
+		}
 		if letterDigit.MatchString(lower) && !digitBesideLetter(lower) {
 			t.Fatalf("%q: a measure would skip the number %q", s, letterDigit.FindString(lower))
+		}
+	}
+}
+
+// radixSort orders feature numbers as slices.Sort does.
+func TestRadixSort(t *testing.T) {
+	for n := range 300 {
+		fs := make([]uint32, n*7)
+		for i := range fs {
+			fs[i] = uint32((i*2654435761 + n*40503) % features)
+		}
+		want := slices.Clone(fs)
+		slices.Sort(want)
+		if radixSort(fs, make([]uint32, len(fs))); !slices.Equal(fs, want) {
+			t.Fatalf("%d features: radix order differs from slices.Sort", len(fs))
 		}
 	}
 }
