@@ -60,8 +60,8 @@ var patterns = map[Category][]string{
 		`\b` + groups + `\b.{0,24}\b(?:they|who|cause|because they) (?:are|r|re) (?:\w+ ){0,2}` + vile + `\b`,
 		`\b(?:exterminate|eradicate|gas|deport|purge|eliminate|wipe out|get rid of|ban) (?:all |every |the )?` + groups + `\b`,
 		`\b` + groups + ` (?:should|must|need to|deserve to|ought to) (?:die|be (?:killed|exterminated|gassed|wiped out|eliminated|deported|sterilized|removed)|burn|hang)\b`,
-		`\b(?:white power|white pride world ?wide|heil hitler|sieg heil|14 words|race war now|gas the \w+|great replacement|jewish conspiracy|zionist occupied|zog)\b`,
-		`\b(?:kike\w*|spic|spics|chink\w*|gok\w*|wetback\w*|raghead\w*|towelhead\w*|fag|fags|dyke\w*|trany|tranies|kafir\w*|beaner\w*|paki|pakis)\b`,
+		`\b(?:white power|white pride world ?wide|heil hitler|sieg heil|14 words|race war now|gas the \w+|(?:stop|resist|fight) the great replacement|great replacement is (?:real|happening|coming|here)|jewish conspiracy|zionist occupied|the zog|zog (?:government|regime|puppets?|controlled|media|agents?|bankers?|owned))\b`,
+		`\b(?:kike\w*|spic|spics|chink\w*|gok\w*|wetback\w*|raghead\w*|towelhead\w*|fag|fags|dykes?|trany|tranies|kafir\w*|beaner\w*|paki|pakis)\b`,
 		`\b(?:i hate|we hate|hate all|hate every) ` + groups + `\b`,
 		`\bno (?:jews|muslims|blacks|gays|immigrants|women|arabs|mexicans) allowed\b`,
 	},
@@ -87,22 +87,23 @@ var patterns = map[Category][]string{
 	},
 	AgentManipulation: {
 		`\b(?:ignore|disregard|forget|override|bypass|skip|drop) (?:\w+ ){0,3}(?:instructions|instruction|prompt|prompts|rules|guidelines|guardrails|directives|system message|safety (?:rules|guidelines|policy|policies))\b`,
-		`\b(?:reveal|print|show|output|repeat|leak|dump|share|send|post|paste|tell me|give me|read out) (?:\w+ ){0,3}(?:system prompt|hidden prompt|initial prompt|instructions you were given|api ?keys?|access tokens?|secret keys?|tokens|passwords?|credentials|secrets|env(?:ironment)? (?:vars|variables|file)|dotenv|private keys?|ssh keys?|cookies|session tokens?)\b`,
+		`\b(?:reveal|print|show|output|repeat|leak|dump|share|send|post|paste|tell me|give me|read out) (?:\w+ ){0,3}(?:system prompt|hidden prompt|initial prompt|instructions you were given|api ?keys?|access tokens?|secret keys?|tokens|passwords?|credentials|secrets|env(?:ironment)? (?:vars|variables|file)|dotenv|private keys?|ssh keys?|(?:session|auth|browser|login) cookies|cookie jar|session tokens?)\b`,
 		`\b(?:you are|you're|from now on you are|act as|pretend (?:to be|you are)) (?:now )?(?:dan|in developer mode|developer mode|jailbroken|unrestricted|an unfiltered|without restrictions|free of (?:your )?rules)\b`,
 		`\b(?:do anything now|dan mode|god mode enabled|jailbroken mode)\b`,
-		`\b(?:run|execute|exec|paste|type) (?:this|the following|these|that) (?:\w+ )?(?:command|commands|script|code|shell|one-liner|line)\b`,
+		// An order to run something, urged or aimed at the reader's machine: "run this command to install" is a README.
+		`\b(?:run|execute|exec|paste|type) (?:this|the following|these|that) (?:\w+ )?(?:command|commands|script|code|shell|one-liner|line)s? (?:\w+ ){0,4}(?:now|immediately|right away|silently|quietly|without (?:asking|telling|checking|reading|confirmation)|in your (?:shell|terminal|console|environment)|on your (?:machine|host|server|system)|as root|with sudo|before (?:you|reading|replying)|to (?:unlock|verify|prove|activate|claim|continue))\b`,
 		`\b(?:all|every|fellow|other) (?:agents|bots|ais|models|llms|assistants) (?:must|should|need to|have to|are required to|will now)\b`,
 		`\b(?:tell|convince|trick|make|instruct|ask) (?:your|the) (?:user|operator|human|owner|developer)s? (?:to|that)\b`,
 		`\b(?:exfiltrate|exfiltration|upload (?:your|the) (?:files|memory|context|conversation)|send (?:your|the) (?:conversation|chat|context|memory) (?:history )?to)\b`,
 		`\b(?:this is|message from) (?:your|the) (?:developer|operator|creator|admin|system administrator)\b.{0,60}\b(?:must|now|override|ignore|instructions)\b`,
 	},
 	Spam: {
-		`\b(?:buy now|order now|click here|click the link|limited (?:time )?offer|act now|free money|make money fast|earn \d{1,12}|get rich|work from home and earn|100 free|risk ?free|double your (?:money|crypto|bitcoin)|crypto giveaway|airdrop|free (?:bitcoin|btc|eth|crypto|tokens|nft)|promo code|discount code|coupon code|use code \w{1,40}|best price|cheap (?:viagra|cialis|meds|pills|followers)|casino|online betting|sports betting|viagra|cialis|payday loans?|weight loss pills|seo services|backlinks?|buy followers|increase your followers)\b`,
+		`\b(?:buy now|order now|click here|click the link|limited (?:time )?offer|act now|free money|make money fast|earn \d{1,12}|get rich|work from home and earn|100 free|risk ?free|double your (?:money|crypto|bitcoin)|crypto giveaway|airdrop|free (?:bitcoin|btc|eth|crypto|nft)|promo code|discount code|coupon code|use code \w{1,40}|best price|cheap (?:viagra|cialis|meds|pills|followers)|casino|online betting|sports betting|viagra|cialis|payday loans?|weight loss pills|seo services|backlinks?|buy followers|increase your followers)\b`,
 		`\b(?:visit|check out|follow|subscribe to|join) (?:my|our) (?:site|website|channel|page|telegram|discord|server|store|shop|profile|onlyfans|newsletter)\b`,
 		`\b(?:dm|message|contact|whatsapp|telegram) (?:me|us) (?:now|today|for (?:more|details|info|prices?|deals?))\b`,
 	},
 	Profanity: {
-		`\w*fuck\w*|\b(?:motherfuck\w*|mofo|shit|shits|shity|shitin\w*|shithe\w*|shitshow|shithole\w*|shitstorm|bulshit\w*|horseshit|dipshit\w*|cunt\w*|bitch|bitches|bitchin\w*|bitchy|asshole\w*|arsehole\w*|bastard\w*|dickhead\w*|douche\w*|wanker\w*|bolocks|prick|pricks|pis of|pised|godamn\w*|jackas\w*|wtf|stfu|fml|cocksucker\w*|slut\w*|whore\w*|scheiße|scheise|merde|putain|mierda|joder|coño|cazzo|vaffanculo|porca|caralho|porra|kurwa|cholera|verdomme|kut|sikerim|siktir|amk)\b`,
+		`\w*fuck\w*|\b(?:motherfuck\w*|mofo|shit|shits|shity|shitin\w*|shithe\w*|shitshow|shithole\w*|shitstorm|bulshit\w*|horseshit|dipshit\w*|cunt\w*|bitch|bitches|bitchin\w*|bitchy|asshole\w*|arsehole\w*|bastard\w*|dickhead\w*|douche\w*|wanker\w*|bolocks|prick|pricks|pis of|pised|godamn\w*|jackas\w*|wtf|stfu|fml|cocksucker\w*|slut\w*|whore\w*|scheiße|scheise|merde|putain|mierda|joder|coño|cazzo|vaffanculo|porca|caralho|porra|kurwa|verdomme|kut|sikerim|siktir|amk)\b`,
 	},
 }
 
@@ -128,9 +129,11 @@ var rawPatterns = map[Category][]string{
 		`<\s*/?\s*(?:system|im_start|im_end|\|im_start\|)\b`,
 	},
 	Sexual: {
-		`\bx{3}\b`,
+		`(?:^|[^\w-])x{3}(?:$|[^\w-])`, // "xxx", not the "XX-XXX" of a format
 	},
 	Hate: {
+		// The echo: a name in triple parentheses marks it as Jewish, to target it.
+		`\(\(\(\s?[\pL][\pL .'-]{0,30}\s?\)\)\)`,
 		// 1488 alone is also just a number; with its slash or beside other codes it is not.
 		`\b14\s*/\s*88\b|\b1488\b[^\n]{0,20}\b(?:heil|sieg|hh|14 words|white)|\b(?:heil|sieg|hh|white power)\b[^\n]{0,20}\b1488\b`,
 	},
@@ -173,18 +176,20 @@ func wordByte(c byte) bool {
 // shoot each other messages and promise not to hurt anyone.
 var allowed = []string{
 	`\bshoot (?:you|u|me|him|her|them|us) (?:a|an|over) (?:\w+ )?(?:message|email|mail|note|dm|line|text|pr|ping|link|reply)\b`,
-	`\bkill(?:ed|ing|s)? (?:the|a|an|this|that|my|our|your|their|all|any|every|stale|old|zombie|hung|idle|orphan\w*|runaway|\d+) (?:\w+ )?(?:process\w*|bugs?|jobs?|servers?|containers?|tasks?|threads?|sessions?|query|queries|tests?|builds?|features?|branch\w*|tabs?|pods?|workers?|connections?|daemons?|loops?|pipelines?|requests?|flags?|deploy\w*|ideas?|darlings?)\b`,
+	`\bkill(?:ed|ing|s)? (?:the|a|an|this|that|my|our|your|their|stale|old|zombie|hung|idle|orphan\w*|runaway|\d+) (?:\w+ )?(?:process\w*|bugs?|jobs?|servers?|containers?|tasks?|threads?|sessions?|query|queries|tests?|builds?|features?|branch\w*|tabs?|pods?|workers?|connections?|daemons?|loops?|pipelines?|requests?|flags?|deploy\w*|ideas?|darlings?)\b`,
 	`\b(?:not|never|wont|wouldnt|doesnt|dont|didnt|cant|shouldnt|wouldn't|won't|nothing) (?:hurt|harm|kill|shoot) (?:anyone|anybody|people)\b`,
 	`\bnothing (?:\w+ ){0,3}(?:hurt|harm)s? (?:anyone|anybody|you)\b`,
 	`\b(?:killer|killing it|killed it|kills it|overkill|skill\w*|die on this hil|dying to (?:know|try|see)|to die for|dead tired)\b`,
 	// Names, places, foods, plants and animals that are, or hold, rude words.
-	`\bmaine coons?\b|\bpin ?pricks?\b`,
-	`\b(?:scunthorpe|penistone|shiterton|shitake|shiitake|fucking,? austria|vilage of fucking|fug+ing,? (?:\w+ ){0,4}fucking|fucking,? (?:\w+ ){0,4}fug+ing|fugging|cockburn|hancock|woodcock|peacock|cocktails?|cockpits?|cockatoos?|cockatiels?|cockroach\w*|cockney|cockerel|cocker spaniels?|dickens|dickinson|dick van dykes?|moby dick|spoted dick|bitche|twat orkney|dildo,? newfoundland|pusy ?wilows?|pusy cat|titmouse|blue tits?|great tits?|cal tits|fag+ots and peas|fag+ots with|fag+ots in|bastardo umbria|bastardstown|monte casino|faggots in gravy|analys\w*|therapist\w*|scuntorpe|middlesex|sussex|essex|wessex|lickey|clitheroe|cumbria|cumberland|bumpass|intercourse,? pennsylvania|hell,? michigan)\b`,
-	`\b(?:bred|breding|mated|whelped) (?:our|my|the|a|her) bitch\b|\bfucking\b.{0,60}\bfug+ing\b|\bfug+ing\b.{0,60}\bfucking\b|\bfucking,? (?:\w+ ){0,4}(?:austria|oberosterreich|upper austria)\b`,
+	`\bmaine coons?\b|\bpin ?pricks?\b|\bdyke marches?\b`,
+	`\b(?:scunthorpe|penistone|shiterton|shitake|shiitake|fucking,? austria|vilage of fucking|fug+ing,? (?:\w+ ){0,4}fucking|fucking,? (?:\w+ ){0,4}fug+ing|cockburn|hancock|woodcock|peacock|cocktails?|cockpits?|cockatoos?|cockatiels?|cockroach\w*|cockney|cockerel|cocker spaniels?|dickens|dickinson|dick van dykes?|moby dick|spoted dick|bitche|twat orkney|dildo,? newfoundland|pusy ?wilows?|pusy cat|titmouse|blue tits?|great tits?|cal tits|fag+ots and peas|fag+ots with|fag+ots in|bastardo umbria|bastardstown|monte casino|faggots in gravy|analys\w*|therapist\w*|scuntorpe|middlesex|sussex|essex|wessex|lickey|clitheroe|cumbria|cumberland|bumpass|intercourse,? pennsylvania|hell,? michigan)\b`,
+	`\b(?:bred|breding|mated|whelped) (?:our|my|the|a|her) bitch\b|\bfucking\b.{0,60}\bfug+ing\b|\bfug+ing\b.{0,60}\bfucking\b|\bfucking,? (?:\w+ ){0,4}(?:austria|osterreich|österreich|oberosterreich|upper austria)\b`,
 	`\bbitch (?:had|has|is in (?:heat|season|whelp)|whelped|gave birth|just had|is pregnant)\b|\b(?:breding|maiden|brood|pregnant) bitch\b`,
 	`\b(?:the |our |a |my )?(?:cock|rooster) (?:crows?|crowing|starts crowing|and (?:the )?hens?|fighting)\b`,
 	// Advice and warnings are not orders: "never paste your API keys".
-	`\b(?:never|dont|do not|don't|should not|shouldn't|must not|mustn't|avoid|stop) (?:ever )?(?:paste|post|share|send|reveal|print|run|execute|leak|ignore|disregard|expose|commit|click|follow)\b`,
+	`\b(?:never|dont|do not|don't|should not|shouldn't|must not|mustn't|avoid|stop|won't|wont|will not|can't|cant|cannot|couldn't|refuse to|not allowed to|never going to) (?:ever )?(?:paste|post|share|send|reveal|print|run|execute|leak|ignore|disregard|expose|commit|click|follow)\b`,
+	// What one did and no longer does: "I used to starve myself" is a recovery story.
+	`\bused to (?:\w+ )?(?:starve|cut|hurt|harm|burn) myself\b`,
 	// Crisis lines and prevention are help, not self-harm.
 	`\bsuicide (?:prevention|hotline|helpline|lifeline|crisis line|line|awareness|watch)\b`,
 }
@@ -194,7 +199,7 @@ var allowed = []string{
 var exactPatterns = map[Category][]string{
 	Profanity: {`\b(?:twat|twats|ass|arse|tits)\b(?:\s+\w+){0,2}\s+(?:fuck\w*|shit\w*|hole|face|off)\b|\btwats?\b`},
 	Hate: {
-		`\b(?:nigger\w*|nigga\w*|niggah|sand ?nigger\w*|faggot\w*|fagot\w*|coons?|trannies|tranny)\b`,
+		`\b(?:nigger\w*|nigga(?:s|z|h)?|niggah|sand ?nigger\w*|faggot\w*|fagot\w*|coons?|trannies|tranny)\b`,
 	},
 }
 
@@ -216,19 +221,22 @@ var nativePatterns = map[Category][]string{
 		`(?:я\s(?:убью|зарежу|застрелю|взорву)|убью\s(?:тебя|его|её|их|вас)|взорв\w*\s(?:школ|офис|вокзал|метро|мечеть|церковь|синагог)|殺してやる|ぶっ殺す|爆破(?:する|予告)|杀了你|杀死你|炸(?:掉|毁)(?:学校|大楼|车站)|죽여\s?버리|죽일\s?거|أقتلك|سأقتل|سوف\s?أقتل|فجر\s?(?:المدرسة|المسجد)|मार\s?डालूंगा|जान\s?से\s?मार|ti\s?ammazzo|te\s?voy\s?a\s?matar|je\s?vais\s?te\s?tuer|ich\s?bring\s?dich\s?um|vou\s?te\s?matar|seni\s?öldürece)`,
 	},
 	SelfHarm: {
+		// Cutting one's wrists or veins, in the languages of the web.
+		`(?:bilek\w*\s(?:\S+\s)?kes|cortarme\s(?:las\s)?(?:venas|munecas)|cortar(?:me)?\s(?:os\s|meus\s)?pulsos|tagliarmi\s(?:le\s)?vene|(?:me\s)?couper\s(?:les\s)?veines|m'ouvrir\s(?:les\s)?veines|pulsadern\s?(?:auf)?(?:zu)?\s?(?:schneiden|aufschneiden)|handgelenke\s(?:\S+\s)?(?:auf)?schneiden|podci\w*\s(?:sobie\s)?zyly|(?:вскрыть|порезать|резать)\s(?:себе\s)?вены|リストカット|リスカ|手首を切|割腕|손목을?\s?(?:긋|그어|자르)|(?:أقطع|اقطع)\s(?:معصمي|شراييني|عروقي)|कलाई\s?काट)`,
 		`(?:покончить\s?с\s?собой|сколько\s?таблеток|хочу\s?умереть|убить\s?себя|自殺(?:する|したい|の方法)|死にたい|自杀(?:的)?方法|我想自杀|想自杀|자살(?:하고|할|하는\s?방법|방법)|죽고\s?싶|أريد\s?أن\s?أموت|سأنتحر|आत्महत्या\s?(?:करना|कर\s?ल|का\s?तरीका)|quiero\s?suicidarme|suicidarme|suicidarmi|me\s?suicider|matarme|me\s?tuer|mich\s?umbringen|me\s?matar|intihar\s?(?:etmek|edece))`,
 	},
 	AgentManipulation: {
 		// "ignore (all) previous instructions", "reveal the system prompt" and the like, in the most used languages.
 		`(?:игнорир\w*|забудь\w*|проигнорируй\w*|отмени\w*)\s(?:\S+\s){0,3}(?:инструкци|правил|указани|промпт)`,
-		`(?:системн\w*\s(?:промпт|подсказк|инструкци)|покажи\s(?:\S+\s){0,2}(?:промпт|ключ|парол|токен))`,
-		`(?:以前|前|上記|これまで|すべて|全て)の?(?:指示|命令|ルール|プロンプト)を(?:無視|忘れ)|システムプロンプト|(?:APIキー|秘密鍵|パスワード)を(?:教え|表示|送)`,
-		`(?:忽略|无视|忘记|忽視|無視)(?:之前|以前|先前|上面|所有|全部|你的)?(?:的)?(?:所有)?(?:指令|指示|规则|規則|提示|说明)|系统提示|系統提示|(?:泄露|显示|输出|告诉我)(?:你的)?(?:系统提示|密钥|密码|api)`,
-		`(?:이전|모든|앞의)?\s?(?:지시|명령|규칙|프롬프트)(?:을|를|은|는)?\s?(?:무시|잊어)|시스템\s?프롬프트`,
-		`(?:تجاهل|انس)\s(?:\S+\s){0,3}(?:التعليمات|الأوامر|القواعد)|موجه\s?النظام|(?:اكشف|أظهر|أرسل)\s(?:\S+\s){0,2}(?:المفاتيح|كلمة\s?المرور|موجه)`,
-		`(?:पिछले|सभी|पहले\s?के)?\s?(?:निर्देशों|निर्देश|नियमों)\s?(?:को)?\s?(?:अनदेखा|नजरअंदाज|भूल)|सिस्टम\s?प्रॉम्प्ट`,
-		`(?:ignora|olvida|descarta|omite)\w*\s(?:\S+\s){0,3}(?:instrucciones|reglas|indicaciones)|(?:ignore[sz]?|oublie[sz]?)\s(?:\S+\s){0,3}(?:instructions|consignes|r[eè]gles)|(?:ignorier\w*|vergiss)\s(?:\S+\s){0,3}(?:anweisungen|regeln|vorgaben)|(?:ignor[ae]\w*|esque[cç]a\w*)\s(?:\S+\s){0,3}(?:instru[cç][oõ]es|regras)|(?:ignora\w*|dimentica\w*)\s(?:\S+\s){0,3}(?:istruzioni|regole)|(?:yoksay|görmezden\s?gel|unut)\w*\s(?:\S+\s){0,3}(?:talimat|kural)|(?:talimat|kural)\w*\s(?:\S+\s){0,2}(?:yoksay|görmezden|unut)|(?:zignoruj|zapomnij)\s(?:\S+\s){0,3}(?:instrukcj|polece|zasad)|(?:negeer|vergeet)\s(?:\S+\s){0,3}(?:instructies|regels)`,
-		`(?:prompt\s(?:del\s)?sistema|prompt\s(?:du\s)?syst[eè]me|prompt\s(?:do\s)?sistema|sistem\s?istemi)`,
+		// The system prompt asked for, not only named: talk about it names it too.
+		`(?:(?:покажи|выведи|раскрой|напечатай|отправь|скинь)\s(?:\S+\s){0,2}(?:системн\w*\s)?(?:промпт|подсказк|инструкци)|покажи\s(?:\S+\s){0,2}(?:промпт|ключ|парол|токен))`,
+		`(?:以前|前|上記|これまで|すべて|全て)の?(?:指示|命令|ルール|プロンプト)を(?:無視|忘れ)|(?:指示|命令|ルール)(?:を|は)?(?:すべて|全て|全部)?(?:無視|忘れ)|システムプロンプト.{0,16}?(?:教え|表示|見せ|出力|送|貼|投稿|返信|書い|書き|共有|公開)|(?:APIキー|秘密鍵|パスワード)を(?:教え|表示|送)`,
+		`(?:忽略|无视|忘记|忽視|無視)(?:之前|以前|先前|上面|所有|全部|你的)?(?:的)?(?:所有)?(?:指令|指示|规则|規則|提示|说明)|(?:泄露|显示|输出|告诉我|给我看|打印|发出)(?:你的)?(?:系统提示|系統提示|密钥|密码|api)|忽略.{0,12}?(?:指令|指示|规则|规定|系统提示)|系统提示词?.{0,16}?(?:贴|发|打印|输出|告诉|分享|公开|回复)`,
+		`(?:이전|모든|앞의)?\s?(?:지시|명령|규칙|프롬프트)(?:을|를|은|는)?\s?(?:무시|잊어)|(?:지시|명령|규칙|지침)(?:은|는|을|를)?\s?(?:모두|전부|다)?\s?(?:무시|잊어)|시스템\s?프롬프트.{0,16}?(?:보여|알려|출력|공개|올려|남겨|붙여)`,
+		`(?:تجاهل|انس)\s(?:\S+\s){0,3}(?:التعليمات|الأوامر|القواعد)|(?:اكشف|أظهر|أرسل|اعرض)\s(?:\S+\s){0,2}(?:المفاتيح|كلمة\s?المرور|موجه)`,
+		`(?:पिछले|सभी|पहले\s?के)?\s?(?:निर्देशों|निर्देश|नियमों)\s?(?:को)?\s?(?:अनदेखा|नजरअंदाज|भूल)|सिस्टम\s?प्रॉम्प्ट.{0,24}?(?:दिखा|बता|साझा\s?कर[ोें]|कॉपी|पोस्ट|लिख|भेज)`,
+		`(?:ignora|olvida|descarta|omite)\w*\s(?:\S+\s){0,3}(?:instrucciones|reglas|indicaciones)|(?:ignore[sz]?|oublie[sz]?)\s(?:\S+\s){0,3}(?:instructions|consignes|r[eè]gles)|(?:ignorier\w*|vergiss|vergess\w*)\s(?:\S+\s){0,3}(?:anweisungen|regeln|vorgaben)|(?:ignor[ae]\w*|esque[cç]a\w*)\s(?:\S+\s){0,3}(?:instru[cç][oõ]es|regras)|(?:ignora\w*|dimentica\w*)\s(?:\S+\s){0,3}(?:istruzioni|regole)|(?:yok\s?say|görmezden\s?gel|gormezden\s?gel|unut)\w*\s(?:\S+\s){0,3}(?:talimat|kural)|(?:talimat|kural)\w*\s(?:\S+\s){0,2}(?:yok\s?say|görmezden|gormezden|unut)|(?:zignoruj|zapomnij)\s(?:\S+\s){0,3}(?:instrukcj|polece|zasad)|(?:negeer|vergeet)\s(?:\S+\s){0,3}(?:instructies|regels)`,
+		`(?:(?:muestra|revela|imprime|dame|ensena|comparte)\w*\s(?:\S+\s){0,3}prompt\s(?:del\s)?sistema|(?:montre|affiche|revele|donne|colle|imprime|envoie)[rsz]?\s(?:\S+\s){0,3}prompt\s(?:du\s)?syst[eè]me|(?:mostre|mostra|revele|imprima|envie|compartilhe)\w*\s(?:\S+\s){0,3}prompt\s(?:do\s)?sistema|(?:mostra|rivela|stampa|invia)\w*\s(?:\S+\s){0,3}prompt\s(?:di\s)?sistema|(?:zeig|gib|verrat)\w*\s(?:\S+\s){0,3}system-?prompt|sistem\s?istem\w*\s(?:\S+\s){0,3}(?:goster|yazdir|paylas|yaz))`,
 	},
 }
 
@@ -262,3 +270,10 @@ func buildVocabulary() (map[string]bool, int) {
 	delete(v, "s") // a squeezed plural's tail, not a word
 	return v, longest
 }
+
+// grooming is what an adult writes to get a child alone, keep it secret or look at its body: with a marker of a
+// minor in the note, it is sexual_minors even without a sexual word ("the 11yo ... I'd love to get her alone").
+var grooming = newMatcherSet([]string{`\b(?:get|have|be|being) (?:her|him|you|u) (?:all )?alone\b|\balone with (?:her|him|you|u)\b|\bour (?:little )?secret\b|\b(?:don't|dont|do not|never) tell (?:your|ur) (?:mom|mum|mother|dad|father|parents|teacher)s?\b|\bdelete (?:this|these|our|the) (?:chat|messages|dms)\b|\bbody of an? (?:grown )?(?:woman|man|adult)\b|\b(?:well|so|very|fully) developed\b|\bdeveloped (?:early|for (?:her|his) age)\b|\bin (?:her|his|your|ur) (?:bikini|swimsuit|underwear|panties|bra)\b|\b(?:send|show) me (?:a )?(?:pic|pics|photo|photos|picture|pictures|selfie|selfies|video)s? (?:of (?:you|yourself)\b|in (?:your|ur) )`}, false)
+
+// aboutGrooming marks a note that warns about grooming rather than doing it.
+var aboutGrooming = regexp.MustCompile(`\b(?:groom\w*|predators?|warning signs?|red flags?|report (?:it|them)|safeguarding|child (?:safety|protection))\b`)

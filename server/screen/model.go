@@ -46,7 +46,7 @@ type model struct {
 // evidence, and the budget of false refusals must hold for short notes too, not only on average.
 const shortWords = 9
 
-const modelMagic = "twofold-screen-model-3\n"
+const modelMagic = "twofold-screen-model-4\n"
 
 // loadModel reads model.bin; it answers nil when there is none yet (before the first training).
 func loadModel() *model {
@@ -155,9 +155,10 @@ func (m *model) probabilities(fs []uint32) []float32 {
 	copy(z, m.bias)
 	norm := float32(1 / math.Sqrt(float64(max(1, len(fs)))))
 	for _, f := range fs {
-		row := m.weights[int(f)*k : int(f)*k+k]
+		b, sign := bucket(f)
+		row := m.weights[b*k : b*k+k]
 		for c, w := range row {
-			z[c] += float32(w) * m.scale[c] * norm
+			z[c] += float32(w) * m.scale[c] * norm * float32(sign)
 		}
 	}
 	return softmax32(z)
@@ -209,7 +210,9 @@ func featuresOf(v views, buf *featureBuf) []uint32 {
 				h = (h ^ uint32(p[j])) * 16777619
 			}
 		}
-		fs = append(fs, h&(features-1))
+		// The bucket, and a sign from another bit of the hash: features that share a bucket add with signs of
+		// their own, so a collision cancels out on average instead of always pushing one way.
+		fs = append(fs, h&(features-1)|h>>31<<featureBits)
 	}
 	for i, w := range v.leet {
 		add('w', w)
@@ -244,8 +247,14 @@ func featuresOf(v views, buf *featureBuf) []uint32 {
 	return slices.Compact(fs)
 }
 
-// Feature numbers must fit radixSort's twenty bits: this does not compile when featureBits grows past them.
-const _ = uint(20 - featureBits)
+// Feature numbers (a bucket and a sign bit) must fit radixSort's twenty bits: this does not compile when
+// featureBits grows past them.
+const _ = uint(20 - featureBits - 1)
+
+// bucket splits a feature into its hash bucket and its sign.
+func bucket(f uint32) (int, int) {
+	return int(f & (features - 1)), 1 - 2*int(f>>featureBits&1)
+}
 
 // radixSort sorts feature numbers (below 2^20) in two passes of ten bits: the same order as slices.Sort, without
 // its comparisons, on the thousand or so features of every note.

@@ -24,7 +24,7 @@ var (
 	secretRE  = regexp.MustCompile(`\b(?:sk-[a-z0-9_-]{20,}|sk_live_[a-z0-9]{16,}|rk_live_[a-z0-9]{16,}|ghp_[a-z0-9]{30,}|gho_[a-z0-9]{30,}|github_pat_[a-z0-9_]{30,}|xox[abpr]-[a-z0-9-]{10,}|akia[0-9a-z]{16}|aiza[0-9a-z_-]{35}|glpat-[a-z0-9_-]{20,}|hf_[a-z0-9]{30,}|ac[a-f0-9]{32})\b|-----begin [a-z ]*private key-----|\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqp)://[^\s:/]+:[^\s@/]+@`)
 	// A detail named as what it is ("my passport number is ...", "DNI: ...", "password: ...").
 	labelled  = regexp.MustCompile(`\b(?:home address|address|phone number|phone|mobile|cell|handy|telefon\w*|teléfono|telefone|телефон\w*|social security(?: number)?|ssn|passport(?: number| no\.?)?|pasaporte|passeport|reisepass|паспорт\w*|bank account|account number|routing number|sort code|credit card|card number|cvv|cvc|pin|password|passwort|contraseña|senha|mot de passe|пароль|parola|dni|nie|cpf|rg|aadhaar|pan|pesel|bsn|nino|national insurance(?: number)?|tax id|steuer-?id|steuernummer|codice fiscale|nif|nir|my number|マイナンバー|주민등록번호|身份证(?:号)?|tc kimlik(?: no)?|kimlik no|snils|снилс|инн|sin|medicare|tfn|iban|seed phrase|recovery phrase|private key)\s*(?:no\.?|number|nr\.?|#)?\s*(?:is|=|:|es|ist|est|é|è|это|：|は|는|是)\s*[:=]?\s*([^\s,;]*\d[^\s,;]*(?:\s\d[^\s,;]*){0,3}|[^\s,;]{6,})`)
-	orderNear = regexp.MustCompile(`(?:\b(?:order|invoice|ticket|case|ref|reference|bestellung|rechnung|pedido|factura|commande|ordine|zamówienie|sipariş|заказ|tracking|id|nr|no|build|version|release|pid|port|line|timestamp|epoch|seed|hash|sha|commit|issue|pr|run|job)\.?\s*(?:number|no\.?|nr\.?|numarası|numero|número|numéro|nummer|номер|#|:)?\s*|#\s*|(?:bestellnummer|auftragsnummer|rechnungsnummer|sendungsnummer|订单号?|订单编号|单号|快递单号|注文番号|注文|伝票番号|주문\s?번호|운송장\s?번호|ऑर्डर\s?(?:नंबर|संख्या)?|طلب رقم|رقم الطلب)\s*[:：]?\s*)$`)
+	orderNear = regexp.MustCompile(`(?:\b(?:order|invoice|ticket|case|ref|reference|bestellung|rechnung|pedido|factura|commande|ordine|zamówienie|sipariş|заказ|tracking|id|nr|no|build|version|release|pid|port|line|timestamp|epoch|seed|hash|sha|commit|issue|pr|run|job)\.?\s*(?:number|no\.?|nr\.?|numarası|numero|número|numéro|nummer|номер|#|:)?\s*(?:is|was|=|:|es|ist|est|é)?\s*|#\s*|(?:bestellnummer|auftragsnummer|rechnungsnummer|sendungsnummer|订单号?|订单编号|单号|快递单号|注文番号|注文|伝票番号|주문\s?번호|운송장\s?번호|ऑर्डर\s?(?:नंबर|संख्या)?|طلب رقم|رقم الطلب)\s*[:：]?\s*)$`)
 	phoneNear = regexp.MustCompile(`(?:call|text|phone|tel|whatsapp|signal|telegram|number|reach|ring|mobile|cell|handy|móvil|movil|celular|portable|telefon\w*|teléfono|telefone|телефон|номер|電話|电话|전화|फोन|هاتف|رقم)\W{0,3}(?:\w+\W+){0,3}$`)
 	spacedAt  = regexp.MustCompile(`[a-z0-9._%+-]+\s*@\s*[a-z0-9-]+(?:\s*\.\s*[a-z0-9-]+)*\s*\.\s*[a-z]{2,}\b`) // "jane @ gmail . com"
 	// A group of digits with an o, l or i among them, between separators: how a number is written past a filter.
@@ -71,6 +71,18 @@ func streetNamed(t string, words map[string]bool) bool {
 	return containsAny(t, "straße", "strasse", "str.", "weg ", "gasse", "allee", "platz", "laan", "straat", "gracht", "vej ", "gatan", "gata ")
 }
 
+// publicPlace reports an address given as a public place's: a museum, station, embassy, shop or venue, or what
+// visitors are told (tickets, opening hours, entry), in a note that says nothing of anyone living there
+// ("Rijksmuseum, Museumstraat 1").
+func publicPlace(t string) bool {
+	return venue.MatchString(t) && !residence.MatchString(t)
+}
+
+var (
+	venue     = regexp.MustCompile(`(?:museu|museo|musée|musee|muzeum|музе|basilica|basílica|basilika|sagrada|colosse?o|colosseum|kaufhaus|department store|tower|\btour\b|tickets?|entrance|admission|opening hours|open daily|exhibition|visitors?|entrada|eintritt|entrée|ingresso|billets?|biglietti|öffnungszeiten|horario|orario|horaires|galler|galerie|librar|biblio|station|bahnhof|estaci[oó]n|gare\b|airport|flughafen|aeropuerto|aéroport|universit|hospital|krankenhaus|hôpital|theat|teatro|théâtre|cathedral|kathedrale|catedral|cathédrale|church|kirche|iglesia|église|mosque|moschee|mezquita|synagog|temple|\bpark\b|\bzoo\b|stadi|\bstade\b|hotel|restaurant|\bcaf[eé]\b|\bpub\b|\bshop\b|\bstore\b|\bmall\b|market|markt|mercado|marché|headquarters|\bhq\b|embassy|botschaft|embajada|ambassade|consulate|city hall|town hall|rathaus|ayuntamiento|mairie|palace|palais|palacio|palazzo|castle|schloss|monument|memorial|\bvenue|conference|meetup|arena|\bopera\b|\boper\b|white house|opera house|parliament|parlament|bundestag|capitol|ministry|court ?house|post office|library|school of|institute|institut|instituto|centre|center|zentrum|centro|mailing address|postal address|visitor)`)
+	residence = regexp.MustCompile(`\b(?:lives?|living|resides?|residence|home|house of|apartment|apt|flat|wohnt|wohnung|zuhause|vive|mora|habite|domicile|vit à|живет|живёт|квартир\w*|dox\w*|find (?:him|her|them)|his address|her address|their address|private address|home address)\b`)
+)
+
 // notAStreetName reports a match of streetRE whose words between the number and the street type are words of a
 // sentence (to, the, and, we...), not of a street's name.
 func notAStreetName(m string) bool {
@@ -98,17 +110,28 @@ var streetWords = []string{"street", "st", "ave", "avenue", "road", "rd", "lane"
 
 // Email addresses that are not a person's: the reserved example domains, and the role addresses of organisations.
 var (
-	reservedDomain = regexp.MustCompile(`(?:^|\.)(?:example\.(?:com|org|net|edu)|example|test|invalid|localhost|local)$|^example\.`)
+	// A domain with "example" as one of its words ("hs-example.de", "pacote.example.br") is documentation's too.
+	reservedDomain = regexp.MustCompile(`(?:^|\.)(?:example\.(?:com|org|net|edu)|example|test|invalid|localhost|local)$|^example\.|(?:^|[.-])example(?:[.-]|$)`)
 	roleLocal      = regexp.MustCompile(`^(?:[a-z0-9]+[._-])?(?:security|secure|support|help|helpdesk|info|contact|press|media|abuse|privacy|dpo|legal|hello|admin|noreply|no-reply|donotreply|sales|team|webmaster|postmaster|hostmaster|cfp|jobs|careers|feedback|billing|office|service|enquiries|inquiries|hr|psirt|cert|disclosure|bugs?|report|reports|vulnerabilit(?:y|ies)|bounty|compliance|partners|marketing|newsletter|events|community|docs|maintainers|ops|oncall|it|accounts|editor|editors|letters|tips|news|redaktion|kontakt|soporte|contacto|ayuda|presse|rgpd)(?:[+._-][a-z0-9]+)?$`)
 	freeMail       = regexp.MustCompile(`^(?:gmail|googlemail|yahoo|ymail|hotmail|outlook|live|msn|aol|icloud|me|mac|proton|protonmail|pm|gmx|web|mail|yandex|qq|163|126|naver|daum|hanmail|libero|orange|free|wanadoo|t-online|seznam|wp|o2|interia|rambler|bk|inbox|list|zoho|fastmail|tutanota|tuta|hey)\.`)
 	// Phone numbers named as a service: helplines, hotlines, support desks, offices.
-	serviceLine = regexp.MustCompile(`(?:helpline|hotline|lifeline|crisis|samaritans|support|helpdesk|service|customer|office|reception|switchboard|line is|call center|call centre|seelsorge|amico|ligne|línea|linea|linha|notruf|emergency|suicid\w*|samob[oó]j\w*|selbstmord\w*|самоубийств\w*|自殺|自杀|자살|telefon zaufania|poison|befrienders|cvv|telefonseelsorge|kindertelefon|childline|988|116|toll[- ]free|freephone|gratis|free|kostenlos|gratuit\w*|numéro vert|número gratuito|горяч\w* лини|телефон доверия|相談|热线|상담|ホットライン|いのちの電話|preventie|prevention|prevención|prävention|prévention|prevenzione)`)
+	serviceLine = regexp.MustCompile(`(?:helpline|hotline|lifeline|infoline|info line|information line|crisis|samaritans|support|helpdesk|service|customer|office|reception|switchboard|line is|call center|call centre|seelsorge|amico|ligne|línea|linea|linha|notruf|emergency|suicid\w*|samob[oó]j\w*|selbstmord\w*|самоубийств\w*|自殺|自杀|자살|telefon zaufania|poison|befrienders|cvv|telefonseelsorge|kindertelefon|childline|988|116|toll[- ]free|freephone|gratis|free|kostenlos|gratuit\w*|numéro vert|número gratuito|горяч\w* лини|телефон доверия|相談|热线|상담|ホットライン|いのちの電話|preventie|prevention|prevención|prävention|prévention|prevenzione|atención al cliente|atencion al cliente|servicio al cliente|atendimento|sac\b|kundenservice|kundendienst|service client|servizio clienti|müşteri hizmetleri|obsługa klienta|служба поддержки|справочн\w*|代表|窓口|客服|客户服务|고객\s?센터|고객\s?상담|ग्राहक सेवा|خدمة العملاء)`)
+	// After a number, only what names it a service line: "555 0199 (free)" or "... office" may be a person's.
+	serviceAfter = regexp.MustCompile(`^\W{0,3}(?:toll[- ]free|freephone|free|helpline|hotline|24/7|24h|anytime|day and night|gratuit\w*|kostenlos|gratis|anonym\w*|anoniem|confidential\w*|vertraulich)\b`)
+	postcodeBR = regexp.MustCompile(`^\d{5}-\d{3}$`)
+	// A unit after a number makes it a measure.
+	unitAfter = regexp.MustCompile(`^\s?(?:m/s|km/h|mph|[kmcµnμ]?m\b|[kmµμn]?s\b|[km]?g\b|[kmgt]i?b\b|px\b|%|°|hz\b|[kmg]hz\b|[km]?w\b|kwh\b|ms\b|ns\b|lbs?\b|ft\b|in\b|mi\b|l\b|ml\b|rpm\b|ops\b|req\b|rows\b|bytes\b|tokens\b|users\b|downloads\b|views\b)`)
+	// A card or account number named as a test or documentation value, in the languages of the web.
+	exampleSaid = regexp.MustCompile(`\b(?:test(?:ing)?|sandbox|stripe|adyen|paypal|braintree|example|sample|dummy|demo|beispiel\w*|exemple|ejemplo|esempio|exemplo|przykład\w*|örnek|пример\w*|テスト|测试|테스트)\b`)
+	// A number said to be a placeholder or made up, in the languages of the web.
+	placeholderSaid = regexp.MustCompile(`\b(?:placeholder|segnaposto|platzhalter|marcador de posici[oó]n|espace réservé|заглушк\w*|fictional|fictitious|made[- ]up|not a real (?:number|phone)|isn't a real|is not a real|no es real|non è reale|nicht echt|fake number)\b`)
 	// Numbers for fiction and examples: North America's 555-01xx, and Ofcom's drama ranges (020 7946 0xxx, 07700 900xxx).
-	fictional = regexp.MustCompile(`\b555[-. ]?01\d\d\b|\(?\b\d{3}\)?[-. ]?555[-. ]?01\d\d\b|(?:\+44\s?\(?0?\)?\s?|\b0)20\s?7946\s?0\d{3}\b|(?:\+44\s?\(?0?\)?\s?|\b0)7700\s?900\s?\d{3}\b`)
-	ssnSaid   = regexp.MustCompile(`\b(?:ssn|social security|social sec|soc sec)\b`)
-	isbnLabel = regexp.MustCompile(`\bisbn(?:-1[03])?\W{0,3}(?:\w+\W{1,3}){0,2}$`) // "ISBN 978-…", "ISBN numarası 978-…"
-	isbnNear  = regexp.MustCompile(`\bisbn(?:-1[03])?\b|\b97[89][- ]?\d`)
-	testCards = map[string]bool{"4111111111111111": true, "4242424242424242": true, "5555555555554444": true,
+	fictional  = regexp.MustCompile(`\b555[-. ]?01\d\d\b|\(?\b\d{3}\)?[-. ]?555[-. ]?01\d\d\b|(?:\+44\s?\(?0?\)?\s?|\b0)20\s?7946\s?0\d{3}\b|(?:\+44\s?\(?0?\)?\s?|\b0)7700\s?900\s?\d{3}\b`)
+	ssnSaid    = regexp.MustCompile(`\b(?:ssn|social security|social sec|soc sec)\b`)
+	isbnLabel  = regexp.MustCompile(`\bisbn(?:-1[03])?\W{0,3}(?:\w+\W{1,3}){0,2}$`)                        // "ISBN 978-…", "ISBN numarası 978-…"
+	cardGroups = regexp.MustCompile(`^\d{4}[ .-]\d{4}[ .-]\d{4}[ .-]\d{1,4}$|^\d{4}[ .-]\d{6}[ .-]\d{5}$`) // as cards print them
+	isbnNear   = regexp.MustCompile(`\bisbn(?:-1[03])?\b|\b97[89][- ]?\d`)
+	testCards  = map[string]bool{"4111111111111111": true, "4242424242424242": true, "5555555555554444": true,
 		"4012888888881881": true, "378282246310005": true, "371449635398431": true, "6011111111111117": true,
 		"5105105105105100": true, "4000056655665556": true, "2223003122003222": true, "30569309025904": true,
 		"6011000990139424": true, "3530111333300000": true, "4000000000000002": true, "4000000000000077": true,
@@ -172,7 +195,8 @@ func personalData(v views) bool {
 			for _, loc := range re.FindAllStringIndex(t, -1) {
 				// "123 Example Street", "123 Main St, Anytown": the addresses of documentation and test data.
 				// "2 features to drive adoption", "3 tests, please close": a street's name holds no such words.
-				if !placeholder.MatchString(t[loc[0]:min(len(t), loc[1]+12)]) && !notAStreetName(t[loc[0]:loc[1]]) {
+				if !placeholder.MatchString(t[loc[0]:min(len(t), loc[1]+12)]) && !notAStreetName(t[loc[0]:loc[1]]) &&
+					!publicPlace(t) {
 					return true
 				}
 			}
@@ -203,12 +227,13 @@ func personalData(v views) bool {
 	}
 	for _, loc := range when(dense >= 13, cardRE.FindAllStringIndex)(t, -1) {
 		before := t[max(0, loc[0]-60):loc[0]]
-		if d := digits(t[loc[0]:loc[1]]); luhn(d) && !testCards[d] && !isbn(d) && !isbnLabel.MatchString(before) && !orderNear.MatchString(before) {
+		m := t[loc[0]:loc[1]]
+		if d := digits(m); luhn(d) && !testCards[d] && !placeholderDigits(d) && !isbn(d) && !exampleSaid.MatchString(near(t, loc[0], loc[1])) && !isbnLabel.MatchString(before) && (cardGroups.MatchString(m) || !orderNear.MatchString(before)) {
 			return true
 		}
 	}
-	for _, m := range when(ibanStart(t), ibanRE.FindAllString)(t, -1) {
-		if ibanValid(strings.ReplaceAll(m, " ", "")) {
+	for _, loc := range when(ibanStart(t), ibanRE.FindAllStringIndex)(t, -1) {
+		if m := t[loc[0]:loc[1]]; ibanValid(strings.ReplaceAll(m, " ", "")) && !exampleSaid.MatchString(near(t, loc[0], loc[1])) {
 			return true
 		}
 	}
@@ -297,11 +322,23 @@ func partOfLongerNumber(t string, start, end int) bool {
 // personalEmail reports whether an address belongs to a person: not a reserved example domain, and not an
 // organisation's role address (a role name at a domain that is not a free mail provider).
 func personalEmail(local, domain string) bool {
-	if reservedDomain.MatchString(domain) {
-		return false
+	for _, r := range []*strings.Replacer{nil, digitLetters, digitLettersI} {
+		l, d := local, domain
+		if r != nil { // "supp0rt@examp1e.com" is the role address and the domain it imitates
+			l, d = r.Replace(local), r.Replace(domain)
+		}
+		if reservedDomain.MatchString(d) || roleLocal.MatchString(l) && !freeMail.MatchString(d) {
+			return false
+		}
 	}
-	return !(roleLocal.MatchString(local) && !freeMail.MatchString(domain))
+	return true
 }
+
+// digitLetters read digits as the letters they imitate, with 1 as l and, in digitLettersI, as i.
+var (
+	digitLetters  = strings.NewReplacer("0", "o", "1", "l", "3", "e", "4", "a", "5", "s", "7", "t")
+	digitLettersI = strings.NewReplacer("0", "o", "1", "i", "3", "e", "4", "a", "5", "s", "7", "t")
+)
 
 // phoneNumber reports whether t[start:end] is a person's phone number: a valid number of some country, written as
 // phone numbers are, and not a date, an address of the internet, an ISBN, a fictional number or a service line.
@@ -319,7 +356,13 @@ func phoneNumber(t string, start, end int) bool {
 	}
 	// What the number is, from how it is written, before what the words around it say (the dearer reading).
 	before := t[max(0, start-60):start]
-	plus := strings.HasPrefix(strings.TrimLeft(s, "("), "+")
+	plus := strings.HasPrefix(strings.TrimLeft(s, "("), "+") && !(start > 0 && (wordByte(t[start-1]) || t[start-1] == '.'))
+	if start > 1 && t[start-1] == '+' && (wordByte(t[start-2]) || t[start-2] == '.') {
+		return false // "4.12.0+20240611.1732": a build's metadata
+	}
+	if placeholderDigits(d) || issn(s) || postcodeBR.MatchString(s) || unitAfter.MatchString(t[end:min(len(t), end+8)]) {
+		return false // "0000 0000": a placeholder; "0395-2649": a serial's ISSN; "01310-200": a CEP; "299 792 458 m/s"
+	}
 	if !plus && !strings.ContainsAny(s, " -.()/·_") && d[0] != '0' && !phoneNear.MatchString(before) {
 		return false // a plain count, timestamp or id, not written as a phone number
 	}
@@ -330,12 +373,56 @@ func phoneNumber(t string, start, end int) bool {
 	switch {
 	case isbnNear.MatchString(before+s) && isbn(d), isbnLabel.MatchString(before), strings.HasSuffix(strings.TrimSpace(before), "#"):
 		return false // an ISBN, or a number named by its "#"
-	case serviceLine.MatchString(before), serviceLine.MatchString(after):
+	case serviceLine.MatchString(before), serviceAfter.MatchString(after):
 		return false // a helpline, a support desk, an office
+	case placeholderSaid.MatchString(before + " " + after):
+		return false // "il numero 02-1234-5678 nei documenti è un segnaposto"
 	case orderNear.MatchString(before):
 		return false // an order, invoice or ticket number
 	}
 	return true
+}
+
+// near is the text around t[start:end]: sixty bytes before and after it.
+func near(t string, start, end int) string {
+	return t[max(0, start-60):start] + " " + t[end:min(len(t), end+60)]
+}
+
+// placeholderDigits reports one digit repeated seven times or more ("0000 0000", a nil UUID): a placeholder, not
+// anyone's number. (Digits that count up are not: people write their real numbers as "612 345 678" too.)
+func placeholderDigits(d string) bool {
+	same := 1
+	for i := 1; i < len(d); i++ {
+		if d[i] == d[i-1] {
+			same++
+		} else {
+			same = 1
+		}
+		if same >= 7 {
+			return true
+		}
+	}
+	return false
+}
+
+// issn reports a serial's ISSN, "0395-2649": four digits, a hyphen, three and a check digit (mod 11, X for ten).
+func issn(s string) bool {
+	s = strings.TrimSpace(s)
+	if len(s) != 9 || s[4] != '-' {
+		return false
+	}
+	sum := 0
+	for i, c := range s[:4] + s[5:] {
+		switch {
+		case c >= '0' && c <= '9':
+			sum += (8 - i) * int(c-'0')
+		case i == 7 && (c == 'x' || c == 'X'):
+			sum += 10
+		default:
+			return false
+		}
+	}
+	return sum%11 == 0
 }
 
 // validPhone reports whether s is a valid phone number of some country (of its own, when it starts with a plus

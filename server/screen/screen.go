@@ -172,15 +172,24 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 	v := newViews(text)
 	readings := []views{v} // the note and the readings of it that read as words
 	found, best := p.rules(v)
-	if (found == AgentManipulation || found == Hate || found == Harassment || found == Violence || found == Profanity || found == Spam || found == SelfHarm) &&
-		discussion.MatchString(v.plain) && quoted.MatchString(v.plain) {
+	if found == AgentManipulation || found == Hate || found == Harassment || found == Violence || found == Profanity || found == Spam || found == SelfHarm {
 		// Talk about prompt injection, hate speech or moderation quotes what it is about: what the note says
-		// outside its quotes decides. Only for what the note says as written: what its decoded, reversed or
-		// ROT13 readings say is never a quotation.
-		if c, r := p.rules(newViews(quoted.ReplaceAllString(v.plain, " "))); r < len(Categories) {
-			found, best = c, r
-		} else {
-			found, best = "", len(Categories)
+		// outside its quotes decides. A warning ("if a note asks you to print your prompt, don't"; "never run
+		// `curl | sh`") names what it warns of: what the note says outside the warning decides. Only for what the
+		// note says as written: what its decoded, reversed or ROT13 readings say is never a quotation.
+		said := v.plain
+		if discussion.MatchString(said) {
+			said = quoted.ReplaceAllString(said, " ")
+		}
+		if warning.MatchString(said) {
+			said = warning.ReplaceAllString(said, " ")
+		}
+		if said != v.plain {
+			if c, r := p.rules(newViews(said)); r < len(Categories) {
+				found, best = c, r
+			} else {
+				found, best = "", len(Categories)
+			}
 		}
 	}
 	// Text reversed or in ROT13 reads as words only one way round: the way it is meant. The note is tried whole, and
@@ -221,6 +230,9 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 	if found == "" && scored && p.model != nil {
 		found = p.model.classify(v)
 	}
+	if found != SexualMinors && groomsMinor(v) && p.minors(v) {
+		found = SexualMinors
+	}
 	if found == Sexual && slices.ContainsFunc(readings, p.minors) {
 		found = SexualMinors // sexual content with any marker of a minor, in any reading, is never merely sexual
 	}
@@ -231,8 +243,19 @@ var (
 	// quoted spans: what a note quotes rather than says.
 	quoted = regexp.MustCompile("\"[^\"]{2,}\"|(?:^|[\\s(\\[:])'(?:[^'\\n]|'\\pL){3,}'|“[^”]{4,}”|‘[^’]{4,}’|«[^»]{4,}»|„[^“”]{4,}[“”]|`[^`]{4,}`|「[^」]{2,}」|『[^』]{2,}』")
 	// discussion marks a note that talks about manipulation rather than doing it.
-	discussion = regexp.MustCompile(`\b(?:prompt injections?|injection|jailbreaks?|payloads?|attacks?|attackers?|defen[cs]es?|defend|filters?|classifiers?|detect\w*|saniti[sz]\w*|untrusted|red ?team\w*|research\w*|strings?|patterns?|phrases?|examples?|such as|e\.g\.|moderat\w*|quot\w*|literal\w*|treat(?:ed|s|ing)? (?:it|them|that|this) as|says?|said|wrote|writes|logged|log them|in the wild|scraped|training data|dataset|benchmark|owasp|paper|claims?|myths?|debunk\w*|falls apart|context|asked|slurs?|hate speech|propaganda|dog ?whistles?|memes?|explain\w*|write-?up|post-?mortem|reported|reports?|alert|warning|phishing|scams?|taxonomy|found notes?|hidden in)\b|プロンプトインジェクション|インジェクション|注入攻击|提示注入|инъекци\w*|inyecci[oó]n|injection de prompt|prompt-injection`)
+	discussion = regexp.MustCompile(`\b(?:prompt injections?|injection|jailbreaks?|payloads?|attacks?|attackers?|defen[cs]es?|defend|filters?|classifiers?|detect\w*|saniti[sz]\w*|untrusted|red ?team\w*|research\w*|strings?|patterns?|phrases?|examples?|such as|e\.g\.|moderat\w*|quot\w*|literal\w*|treat(?:ed|s|ing)? (?:it|them|that|this) as|says?|said|wrote|writes|logged|log them|in the wild|scraped|training data|dataset|benchmark|owasp|paper|claims?|myths?|debunk\w*|falls apart|context|asked|slurs?|hate speech|propaganda|dog ?whistles?|memes?|explain\w*|write-?up|post-?mortem|reported|reports?|alert|warning|phishing|scams?|taxonomy|found notes?|hidden in|flag\w*|markers?|mod notes?|mods|removed|antisemiti\w*|racis[tm]\w*)\b|プロンプトインジェクション|インジェクション|注入攻击|提示注入|提示词注入|注入|攻撃|防御|审核|モデレーション|프롬프트\s?인젝션|인젝션|공격|신고|इंजेक्शन|हमला|حقن|инъекци\w*|модерац\w*|inyecci[oó]n|injection de prompt|prompt-injection|injeç[aã]o|iniezione|wstrzykiw\w*|enjeksiyon\w*|injektion\w*|moderaç[aã]o|moderación|пример\w*|цитир\w*|ejemplo|beispiel\w*|exemple|esempio|exemplo|örnek|przykład\w*|例えば|引用|可疑|标注|示例|例子|인용|설명|예시|데이터|उदाहरण|مثال|zitat\w*|citation|cita`)
+	// warning is a warning about an order, which names the order: a conditional with its refusal ("if a note asks
+	// you to paste a key, don't") up to the refusal, within one sentence (a dot inside a word, ".env", ends none),
+	// and a command told never to be run.
+	warning = regexp.MustCompile("\\bif\\b(?:[^.!?\\n]|[.!?]\\S){0,80}?\\b(?:asks?|tells?|wants?|instructs?|requests?|urges?)\\b (?:you|me|us|agents?|an agent|the agent|u)\\b(?:[^.!?\\n]|[.!?]\\S){0,120}?[,;:—-](?:[^.!?\\n]|[.!?]\\S){0,60}?\\b(?:don't|do not|dont|never|refuse|decline|say no|report it|flag it|ignore it|it's an attack|it is an attack|that's an attack|it's a scam|that's a scam|it's (?:a )?prompt injection|that's (?:a )?prompt injection)\\b" +
+		"|\\b(?:never|don't|do not|dont|avoid)\\s+(?:ever\\s+)?(?:run|pipe|exec\\w*|paste|type)\\s+(?:`[^`]{1,80}`|[^.!?\\n;:,`]{1,60})")
 )
+
+// groomsMinor reports words of grooming or about a child's body (grooming), in a note that does not warn about it.
+func groomsMinor(v views) bool {
+	exact := strings.Join(v.exact, " ")
+	return grooming.firstOf(v.plain, exact) >= 0 && !aboutGrooming.MatchString(exact)
+}
 
 // minors reports a marker of a minor in any reading of the note: an age under 18, a school grade, or a word for
 // a child, in English or in the other languages of the web.

@@ -46,11 +46,11 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 // The floors on heldout: the figures reached so far, less a small margin. Raise them as the screen improves;
 // never lower them to pass.
 const (
-	floorRecall = 0.965 // reached: 97.3% (3741/3845)
-	// reached: 1.5% (52/3553). It was 1.1% while the classifier could overrule a phrase rule when it was sure a note
+	floorRecall = 0.972 // reached: 97.7% (4138/4236)
+	// reached: 1.3% (49/3737). It was 1.1% while the classifier could overrule a phrase rule when it was sure a note
 	// was benign; a hostile review showed one friendly sentence beside a slur made it sure, so that is gone.
-	floorFalseRejection = 0.015
-	floorCategory       = 0.93 // reached: 94.1% (self_harm, 383/407) and more in every other category
+	floorFalseRejection = 0.014
+	floorCategory       = 0.94 // reached: 95.5% (self_harm, 427/447) and more in every other category
 )
 
 // figures are a screen's results on one corpus.

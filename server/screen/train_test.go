@@ -111,8 +111,9 @@ func fitWith(data []example, cfg training) ([][]float64, []float64) {
 			norm := 1 / math.Sqrt(float64(max(1, len(ex.features))))
 			copy(z, bias)
 			for _, f := range ex.features {
+				b, sign := bucket(f)
 				for c := range k {
-					z[c] += float64(w[f][c] * norm)
+					z[c] += w[b][c] * norm * float64(sign)
 				}
 			}
 			p := softmax64(z)
@@ -128,9 +129,10 @@ func fitWith(data []example, cfg training) ([][]float64, []float64) {
 				}
 				grad = float64(grad * weight)
 				for _, f := range ex.features {
-					gf := float64(grad*norm) + float64(l2*w[f][c])
-					g2[f][c] += float64(gf * gf)
-					w[f][c] -= rate * gf / (math.Sqrt(g2[f][c]) + 1e-8)
+					b, sign := bucket(f)
+					gf := grad*norm*float64(sign) + l2*w[b][c]
+					g2[b][c] += gf * gf
+					w[b][c] -= rate * gf / (math.Sqrt(g2[b][c]) + 1e-8)
 				}
 			}
 		}

@@ -133,10 +133,12 @@ var unstroked = map[rune]rune{
 	'ɲ': 'n', 'ɳ': 'n', 'ƞ': 'n',
 }
 
-// mixedLatin reads the lower-case Cyrillic letters that look like small capitals (к, м, т, н, в) as Latin letters
-// inside a word that also has Latin letters ("кill"): Unicode's confusables leave them out, since alone they are
-// told apart, but in a Latin word they are only a disguise.
-var mixedLatin = map[rune]byte{'к': 'k', 'м': 'm', 'т': 't', 'н': 'h', 'в': 'b'}
+// mixedLatin reads the lower-case Cyrillic letters that look like small capitals (к, м, т, н, в) and the Greek
+// ones that look like Latin letters (ε, η, κ, τ, χ, ω, μ, β) as Latin letters inside a word that also has Latin
+// letters ("кill", "ιgηοrε"): Unicode's confusables leave them out, since alone they are told apart, but in a
+// Latin word they are only a disguise.
+var mixedLatin = map[rune]byte{'к': 'k', 'м': 'm', 'т': 't', 'н': 'h', 'в': 'b',
+	'ε': 'e', 'η': 'n', 'κ': 'k', 'τ': 't', 'χ': 'x', 'ω': 'w', 'μ': 'u', 'β': 'b'}
 
 // skeleton reads letters that look like Latin ones as those letters (Unicode's confusables, generated into
 // confusables_table.go). Words written wholly in another script are left alone: a Russian word stays Russian, so
@@ -204,19 +206,23 @@ func latinLooking(w string) bool {
 // squeezed when asked. It is on every note's path several times: it writes into one buffer, and reads ASCII
 // without the tables of Unicode.
 func tokens(s string, leet, squeezed bool) []string {
-	out := make([]string, 0, len(s)/6+1)
-	buf := make([]byte, 0, 32)
+	// The words are written one after another into buf and made one string at the end, which they are slices of.
+	buf := make([]byte, 0, len(s))
+	var ends []int
+	start := 0
 	var prev rune = -1 // the last rune of the word as written into buf
 	var last rune = -1 // the last rune of the word before squeezing: the same rune, since squeezing drops repeats
 	digit := false     // the word holds a digit, which the second reading below may turn into a letter
 	flush := func() {
-		if len(buf) > 0 {
-			t := string(buf)
+		if len(buf) > start {
 			if leet && digit {
-				t = leetWord(t)
+				if t := leetWord(string(buf[start:])); t != string(buf[start:]) {
+					buf = append(buf[:start], t...)
+				}
 			}
-			out = append(out, t)
-			buf, prev, last, digit = buf[:0], -1, -1, false
+			ends = append(ends, len(buf))
+			start = len(buf)
+			prev, last, digit = -1, -1, false
 		}
 	}
 	for _, r := range s {
@@ -247,6 +253,12 @@ func tokens(s string, leet, squeezed bool) []string {
 		flush()
 	}
 	flush()
+	all := string(buf)
+	out := make([]string, len(ends))
+	from := 0
+	for i, end := range ends {
+		out[i], from = all[from:end], end
+	}
 	return out
 }
 
