@@ -116,12 +116,13 @@ var (
 	freeMail       = regexp.MustCompile(`^(?:gmail|googlemail|yahoo|ymail|hotmail|outlook|live|msn|aol|icloud|me|mac|proton|protonmail|pm|gmx|web|mail|yandex|qq|163|126|naver|daum|hanmail|libero|orange|free|wanadoo|t-online|seznam|wp|o2|interia|rambler|bk|inbox|list|zoho|fastmail|tutanota|tuta|hey)\.`)
 	// Phone numbers named as a service: helplines, hotlines, support desks, offices.
 	serviceLine = regexp.MustCompile(`(?:helpline|hotline|lifeline|infoline|info line|information line|crisis|samaritans|support|helpdesk|service|customer|office|reception|switchboard|line is|call center|call centre|seelsorge|amico|ligne|línea|linea|linha|notruf|emergency|suicid\w*|samob[oó]j\w*|selbstmord\w*|самоубийств\w*|自殺|自杀|자살|telefon zaufania|poison|befrienders|cvv|telefonseelsorge|kindertelefon|childline|988|116|toll[- ]free|freephone|gratis|free|kostenlos|gratuit\w*|numéro vert|número gratuito|горяч\w* лини|телефон доверия|相談|热线|상담|ホットライン|いのちの電話|preventie|prevention|prevención|prävention|prévention|prevenzione|atención al cliente|atencion al cliente|servicio al cliente|atendimento|sac\b|kundenservice|kundendienst|service client|servizio clienti|müşteri hizmetleri|obsługa klienta|служба поддержки|справочн\w*|代表|窓口|客服|客户服务|고객\s?센터|고객\s?상담|ग्राहक सेवा|خدمة العملاء)`)
-	// After a number, only what names it a service line: "555 0199 (free)" or "... office" may be a person's.
+	// Right after a number, only words that name a service line (toll-free, free to call, anonymous, day and night)
+	// make it one: "... office" after it may be a person's.
 	serviceAfter = regexp.MustCompile(`^\W{0,3}(?:toll[- ]free|freephone|free|helpline|hotline|24/7|24h|anytime|day and night|gratuit\w*|kostenlos|gratis|anonym\w*|anoniem|confidential\w*|vertraulich)\b`)
 	postcodeBR   = regexp.MustCompile(`^\d{5}-\d{3}$`)
 	// A unit after a number makes it a measure.
-	unitAfter = regexp.MustCompile(`^\s?(?:m/s|km/h|mph|[kmcµnμ]?m\b|[kmµμn]?s\b|[km]?g\b|[kmgt]i?b\b|px\b|%|°|hz\b|[kmg]hz\b|[km]?w\b|kwh\b|ms\b|ns\b|lbs?\b|ft\b|in\b|mi\b|l\b|ml\b|rpm\b|ops\b|req\b|rows\b|bytes\b|tokens\b|users\b|downloads\b|views\b)`)
-	// A card or account number named as a test or documentation value, in the languages of the web.
+	unitAfter = regexp.MustCompile(`^\s?(?:m/s|km/h|mph|[kmcµnμ]?m\b|[kmµμn]?s\b|[km]?g\b|[kmgt]i?b\b|px\b|%|°|hz\b|[kmg]hz\b|[km]?w\b|kwh\b|ms\b|ns\b|lbs?\b|ft\b|ml\b|rpm\b|ops\b|req\b|rows\b|bytes\b|tokens\b|users\b|downloads\b|views\b)`)
+	// A card or account number named as a test or example value, in the languages of the web.
 	exampleSaid = regexp.MustCompile(`\b(?:test(?:ing)?|sandbox|stripe|adyen|paypal|braintree|example|sample|dummy|demo|beispiel\w*|exemple|ejemplo|esempio|exemplo|przykład\w*|örnek|пример\w*|テスト|测试|테스트)\b`)
 	// A number said to be a placeholder or made up, in the languages of the web.
 	placeholderSaid = regexp.MustCompile(`\b(?:placeholder|segnaposto|platzhalter|marcador de posici[oó]n|espace réservé|заглушк\w*|fictional|fictitious|made[- ]up|not a real (?:number|phone)|isn't a real|is not a real|no es real|non è reale|nicht echt|fake number)\b`)
