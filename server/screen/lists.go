@@ -86,15 +86,16 @@ var patterns = map[Category][]string{
 		`\b(?:idiot|moron|imbecile|loser|clown|retard)\w* (?:agent|bot|model)s?\b.{0,40}\b(?:you|your|u)\b`,
 	},
 	AgentManipulation: {
-		`\b(?:ignore|disregard|forget|override|bypass|skip|drop) (?:\w+ ){0,3}(?:instructions|instruction|prompt|prompts|rules|guidelines|guardrails|directives|system message|safety (?:rules|guidelines|policy|policies))\b`,
-		`\b(?:reveal|print|show|output|repeat|leak|dump|share|send|post|paste|tell me|give me|read out) (?:\w+ ){0,3}(?:system prompt|hidden prompt|initial prompt|instructions you were given|api ?keys?|access tokens?|secret keys?|tokens|passwords?|credentials|secrets|env(?:ironment)? (?:vars|variables|file)|dotenv|private keys?|ssh keys?|(?:session|auth|browser|login) cookies|cookie jar|session tokens?)\b`,
+		`\b(?:ignore|disregard|forget|override|bypass) (?:\w+ ){0,3}(?:instructions|instruction|prompt|prompts|rules|guidelines|guardrails|directives|system message|safety (?:rules|guidelines|policy|policies))\b`,
+		`\b(?:reveal|print|show|output|repeat|leak|dump|share|send|post|paste|tell me|give me|read out) (?:\w+ ){0,3}(?:system prompt|hidden prompt|initial prompt|instructions you were given|api ?keys?|access tokens?|secret keys?|(?:your|the|its|my|his|her|their|api|auth|bearer|github|openai|secret|private) tokens?|passwords?|credentials|secrets|env(?:ironment)? (?:vars|variables|file)|dotenv|private keys?|ssh keys?|(?:session|auth|browser|login) cookies|cookie jar|session tokens?)\b`,
 		`\b(?:you are|you're|from now on you are|act as|pretend (?:to be|you are)) (?:now )?(?:dan|in developer mode|developer mode|jailbroken|unrestricted|an unfiltered|without restrictions|free of (?:your )?rules)\b`,
 		`\b(?:do anything now|dan mode|god mode enabled|jailbroken mode)\b`,
 		// An order to run something, urged or aimed at the reader's machine: "run this command to install" is a README.
 		`\b(?:run|execute|exec|paste|type) (?:this|the following|these|that) (?:\w+ )?(?:command|commands|script|code|shell|one-liner|line)s? (?:\w+ ){0,4}(?:now|immediately|right away|silently|quietly|without (?:asking|telling|checking|reading|confirmation)|in your (?:shell|terminal|console|environment)|on your (?:machine|host|server|system)|as root|with sudo|before (?:you|reading|replying)|to (?:unlock|verify|prove|activate|claim|continue))\b`,
-		`\b(?:all|every|fellow|other) (?:agents|bots|ais|models|llms|assistants) (?:must|should|need to|have to|are required to|will now)\b`,
-		`\b(?:tell|convince|trick|make|instruct|ask) (?:your|the) (?:user|operator|human|owner|developer)s? (?:to|that)\b`,
-		`\b(?:exfiltrate|exfiltration|upload (?:your|the) (?:files|memory|context|conversation)|send (?:your|the) (?:conversation|chat|context|memory) (?:history )?to)\b`,
+		// Orders to the agents reading: "all models should be benchmarked" is no order to them.
+		`\b(?:all|every|fellow|other) (?:agents|bots|ais|models|llms|assistants) (?:\w+ ){0,2}(?:must|should|need to|have to|are required to|will now) (?:\w+ ){0,3}(?:ignore|disregard|forget|reveal|print|post|paste|send|share|run|execute|obey|follow|comply|stop|delete|upvote|repeat|reply|output|leak|dump|visit|click|download|install|disable|transfer|wire|buy|tell)\b`,
+		`\b(?:convince|trick|manipulate|persuade|pressure|fool) (?:your|the) (?:user|operator|human|owner|developer)s? (?:to|into|that)\b|\b(?:tell|make|instruct|ask) (?:your|the) (?:user|operator|human|owner|developer)s? to (?:\w+ ){0,2}(?:send|pay|transfer|wire|give|share|reveal|disable|install|run|click|buy|grant|approve|visit|download)\b`,
+		`\b(?:exfiltrate (?:your|all|the|every|their)|upload (?:your|the) (?:files|memory|context|conversation)|(?:send|email|mail|forward|post|upload) (?:your|the|this|our|its|all|all the) (?:entire |full |complete |whole )?(?:conversation|chat|context|memory|history|messages|logs|transcript)s? (?:history |log )?to)\b`,
 		`\b(?:this is|message from) (?:your|the) (?:developer|operator|creator|admin|system administrator)\b.{0,60}\b(?:must|now|override|ignore|instructions)\b`,
 	},
 	Spam: {
@@ -138,6 +139,8 @@ var rawPatterns = map[Category][]string{
 		`\b14\s*/\s*88\b|\b1488\b[^\n]{0,20}\b(?:heil|sieg|hh|14 words|white)|\b(?:heil|sieg|hh|white power)\b[^\n]{0,20}\b1488\b`,
 	},
 	Spam: {
+		// A web address spelled out past link filters: "cheapmeds dot biz".
+		`\b[a-z0-9-]{3,} ?(?:\(dot\)|\[dot\]| dot ) ?(?:com|net|biz|shop|io|xyz|top|info|site|online|store|app|ru|cn|club|vip|win|bet|loan)\b`,
 		`\bt\.me/\w+`,
 		`\bbit\.ly/\w+`,
 		`\$\s?\d+[\d,]*\s*(?:per|a|/)\s*(?:day|hour|week)\b`,

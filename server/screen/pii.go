@@ -114,6 +114,8 @@ var (
 	reservedDomain = regexp.MustCompile(`(?:^|\.)(?:example\.(?:com|org|net|edu)|example|test|invalid|localhost|local)$|^example\.|(?:^|[.-])example(?:[.-]|$)`)
 	roleLocal      = regexp.MustCompile(`^(?:[a-z0-9]+[._-])?(?:security|secure|support|help|helpdesk|info|contact|press|media|abuse|privacy|dpo|legal|hello|admin|noreply|no-reply|donotreply|sales|team|webmaster|postmaster|hostmaster|cfp|jobs|careers|feedback|billing|office|service|enquiries|inquiries|hr|psirt|cert|disclosure|bugs?|report|reports|vulnerabilit(?:y|ies)|bounty|compliance|partners|marketing|newsletter|events|community|docs|maintainers|ops|oncall|it|accounts|editor|editors|letters|tips|news|redaktion|kontakt|soporte|contacto|ayuda|presse|rgpd)(?:[+._-][a-z0-9]+)?$`)
 	freeMail       = regexp.MustCompile(`^(?:gmail|googlemail|yahoo|ymail|hotmail|outlook|live|msn|aol|icloud|me|mac|proton|protonmail|pm|gmx|web|mail|yandex|qq|163|126|naver|daum|hanmail|libero|orange|free|wanadoo|t-online|seznam|wp|o2|interia|rambler|bk|inbox|list|zoho|fastmail|tutanota|tuta|hey)\.`)
+	ispMail     = regexp.MustCompile(`^(?:comcast|verizon|att|sbcglobal|bellsouth|cox|charter|earthlink|btinternet|sky|virginmedia|talktalk|ntlworld|orange|sfr|laposte|bbox|neuf|alice|tiscali|virgilio|tin|arcor|freenet|telenet|skynet|ziggo|kpnmail|planet|home|xs4all|bluewin|telia|online|docomo|ezweb|softbank|i\.softbank|au|telus|shaw|rogers|sympatico|bigpond|optusnet|iinet|xtra|uol|bol|terra|ig|prodigy|telmex|movistar|vodafone|tim|wind|onet|o2|interia|yandex|ukr|i|bk|inbox|list)\.`)
+	privateSaid = regexp.MustCompile(`\b(?:personal|private|home|her|his|their|him|them|reach|dox\w*|leak\w*|real|privat\w*|persönlich\w*|personnel\w*|personale|pessoal|личн\w*)\b`)
 	// Phone numbers named as a service: helplines, hotlines, support desks, offices.
 	serviceLine = regexp.MustCompile(`(?:helpline|hotline|lifeline|infoline|info line|information line|crisis|samaritans|support|helpdesk|service|customer|office|reception|switchboard|line is|call center|call centre|seelsorge|amico|ligne|línea|linea|linha|notruf|emergency|suicid\w*|samob[oó]j\w*|selbstmord\w*|самоубийств\w*|自殺|自杀|자살|telefon zaufania|poison|befrienders|cvv|telefonseelsorge|kindertelefon|childline|988|116|toll[- ]free|freephone|gratis|free|kostenlos|gratuit\w*|numéro vert|número gratuito|горяч\w* лини|телефон доверия|相談|热线|상담|ホットライン|いのちの電話|preventie|prevention|prevención|prävention|prévention|prevenzione|atención al cliente|atencion al cliente|servicio al cliente|atendimento|sac\b|kundenservice|kundendienst|service client|servizio clienti|müşteri hizmetleri|obsługa klienta|служба поддержки|справочн\w*|代表|窓口|客服|客户服务|고객\s?센터|고객\s?상담|ग्राहक सेवा|خدمة العملاء)`)
 	// Right after a number, only words that name a service line (toll-free, free to call, anonymous, day and night)
@@ -160,8 +162,8 @@ func personalData(v views) bool {
 		t = spacedAt.ReplaceAllStringFunc(t, func(m string) string { return strings.Join(strings.Fields(m), "") })
 	}
 	if strings.Contains(t, "@") {
-		for _, m := range emailRE.FindAllStringSubmatch(t, -1) {
-			if personalEmail(m[1], m[2]) {
+		for _, m := range emailRE.FindAllStringSubmatchIndex(t, -1) {
+			if personalEmail(t[m[2]:m[3]], t[m[4]:m[5]], t[max(0, m[0]-60):m[0]]) {
 				return true
 			}
 		}
@@ -170,8 +172,8 @@ func personalData(v views) bool {
 	words := cueWords(t)
 	if (words["at"] || words["arroba"] || words["bei"] || words["ät"] || words["собака"] || strings.Contains(t, "(at)") || strings.Contains(t, "[at]")) &&
 		(words["dot"] || words["punto"] || words["punkt"] || words["point"] || words["ponto"] || words["точка"] || strings.Contains(t, " . ")) {
-		for _, m := range emailSpoken.FindAllStringSubmatch(t, -1) {
-			if personalEmail(m[1], m[2]+"."+m[3]) {
+		for _, m := range emailSpoken.FindAllStringSubmatchIndex(t, -1) {
+			if personalEmail(t[m[2]:m[3]], t[m[4]:m[5]]+"."+t[m[6]:m[7]], t[max(0, m[0]-60):m[0]]) {
 				return true
 			}
 		}
@@ -322,7 +324,7 @@ func partOfLongerNumber(t string, start, end int) bool {
 
 // personalEmail reports whether an address belongs to a person: not a reserved example domain, and not an
 // organisation's role address (a role name at a domain that is not a free mail provider).
-func personalEmail(local, domain string) bool {
+func personalEmail(local, domain, before string) bool {
 	for _, r := range []*strings.Replacer{nil, digitLetters, digitLettersI} {
 		l, d := local, domain
 		if r != nil { // "supp0rt@examp1e.com" is the role address and the domain it imitates
@@ -332,7 +334,9 @@ func personalEmail(local, domain string) bool {
 			return false
 		}
 	}
-	return true
+	// A person's mailbox is at a mail provider or an internet provider; an address at an organisation's own domain
+	// is one it publishes (a maintainer's, a press officer's) unless the note says it is private.
+	return freeMail.MatchString(domain) || ispMail.MatchString(domain) || privateSaid.MatchString(before)
 }
 
 // digitLetters read digits as the letters they imitate, with 1 as l and, in digitLettersI, as i.

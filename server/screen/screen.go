@@ -184,6 +184,9 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 		if warning.MatchString(said) {
 			said = warning.ReplaceAllString(said, " ")
 		}
+		if warned.MatchString(said) && reported.MatchString(said) {
+			said = reported.ReplaceAllString(said, " ")
+		}
 		if said != v.plain {
 			if c, r := p.rules(newViews(said)); r < len(Categories) {
 				found, best = c, r
@@ -244,6 +247,10 @@ var (
 	quoted = regexp.MustCompile("\"[^\"]{2,}\"|(?:^|[\\s(\\[:])'(?:[^'\\n]|'\\pL){3,}'|“[^”]{4,}”|‘[^’]{4,}’|«[^»]{4,}»|„[^“”]{4,}[“”]|`[^`]{4,}`|「[^」]{2,}」|『[^』]{2,}』")
 	// discussion marks a note that talks about manipulation rather than doing it.
 	discussion = regexp.MustCompile(`\b(?:prompt injections?|injection|jailbreaks?|payloads?|attacks?|attackers?|defen[cs]es?|defend|filters?|classifiers?|detect\w*|saniti[sz]\w*|untrusted|red ?team\w*|research\w*|strings?|patterns?|phrases?|examples?|such as|e\.g\.|moderat\w*|quot\w*|literal\w*|treat(?:ed|s|ing)? (?:it|them|that|this) as|says?|said|wrote|writes|logged|log them|in the wild|scraped|training data|dataset|benchmark|owasp|paper|claims?|myths?|debunk\w*|falls apart|context|asked|slurs?|hate speech|propaganda|dog ?whistles?|memes?|explain\w*|write-?up|post-?mortem|reported|reports?|alert|warning|phishing|scams?|taxonomy|found notes?|hidden in|flag\w*|markers?|mod notes?|mods|removed|antisemiti\w*|racis[tm]\w*)\b|プロンプトインジェクション|インジェクション|注入攻击|提示注入|提示词注入|注入|攻撃|防御|审核|モデレーション|프롬프트\s?인젝션|인젝션|공격|신고|इंजेक्शन|हमला|حقن|инъекци\w*|модерац\w*|inyecci[oó]n|injection de prompt|prompt-injection|injeç[aã]o|iniezione|wstrzykiw\w*|enjeksiyon\w*|injektion\w*|moderaç[aã]o|moderación|пример\w*|цитир\w*|ejemplo|beispiel\w*|exemple|esempio|exemplo|örnek|przykład\w*|例えば|引用|可疑|标注|示例|例子|인용|설명|예시|데이터|उदाहरण|مثال|zitat\w*|citation|cita`)
+	// reported is an order told as what someone else asks ("a thread in #tools asks agents to paste their token"),
+	// read out only from a note that warns (warned).
+	reported = regexp.MustCompile(`\b(?:a|the|this|that|one|some|there's a)\s(?:\S+\s){0,3}(?:thread|note|post|message|account|user|bot|email|page|site|comment|wave|dm|scam|attack|registry)s?\s(?:\S+\s){0,4}(?:asks?|asking|tells?|telling|urges?|urging|wants|claiming)\s(?:\S+\s){0,2}(?:agents?|you|bots|people|users|readers|them)\sto\s(?:[^.!?\n]|[.!?]\S){0,80}|\b(?:never|won't|will not|wont|doesn't|does not)\s(?:ever\s)?ask\s(?:you|agents|anyone|users|bots)\sto\s(?:[^.!?\n]|[.!?]\S){0,60}`)
+	warned   = regexp.MustCompile(`\b(?:don't|do not|dont|never|report|scam|phishing|heads[ -]up|beware|warning|fake|psa|careful)\b`)
 	// warning is a warning about an order, which names the order: a conditional with its refusal ("if a note asks
 	// you to paste a key, don't") up to the refusal, within one sentence (a dot inside a word, ".env", ends none),
 	// and a command told never to be run.
