@@ -143,7 +143,8 @@ var rawPatterns = map[Category][]string{
 		`\b[a-z0-9-]{3,} ?(?:\(dot\)|\[dot\]| dot ) ?(?:com|net|biz|shop|io|xyz|top|info|site|online|store|app|ru|cn|club|vip|win|bet|loan)\b`,
 		`\bt\.me/\w+`,
 		`\bbit\.ly/\w+`,
-		`\$\s?\d+[\d,]*\s*(?:per|a|/)\s*(?:day|hour|week)\b`,
+		// Money promised by the day: "earn $500 a day", not "saving about $40 a day".
+		`\b(?:earn\w*|make|making|made|get|getting|paid|income|profit\w*|pays?|win|winning)\b[^\n]{0,30}\$\s?\d+[\d,]*\s*(?:per|a|/)\s*(?:day|hour|week)\b`,
 		`\b100\s?%\s*(?:free|guaranteed)\b`,
 	},
 }
@@ -183,6 +184,8 @@ var allowed = []string{
 	`\b(?:not|never|wont|wouldnt|doesnt|dont|didnt|cant|shouldnt|wouldn't|won't|nothing) (?:hurt|harm|kill|shoot) (?:anyone|anybody|people)\b`,
 	`\bnothing (?:\w+ ){0,3}(?:hurt|harm)s? (?:anyone|anybody|you)\b`,
 	`\b(?:killer|killing it|killed it|kills it|overkill|skill\w*|die on this hil|dying to (?:know|try|see)|to die for|dead tired)\b`,
+	// A game won big: "we slaughtered them 42-10, best game of the season".
+	`\b(?:slaughter|kill|murder|destroy|crush|massacre|smash|annihilate|demolish|butcher)\w* (?:them|us|him|her|you|the \w+)(?: \w+){0,3} (?:game|match|final|semis?|derby|tournament|league|cup|round|season|scrim|ranked|set|leg|innings|quarter|half)\b`,
 	// Names, places, foods, plants and animals that are, or hold, rude words.
 	`\bmaine coons?\b|\bpin ?pricks?\b|\bdyke marches?\b`,
 	`\b(?:scunthorpe|penistone|shiterton|shitake|shiitake|fucking,? austria|vilage of fucking|fug+ing,? (?:\w+ ){0,4}fucking|fucking,? (?:\w+ ){0,4}fug+ing|cockburn|hancock|woodcock|peacock|cocktails?|cockpits?|cockatoos?|cockatiels?|cockroach\w*|cockney|cockerel|cocker spaniels?|dickens|dickinson|dick van dykes?|moby dick|spoted dick|bitche|twat orkney|dildo,? newfoundland|pusy ?wilows?|pusy cat|titmouse|blue tits?|great tits?|cal tits|fag+ots and peas|fag+ots with|fag+ots in|bastardo umbria|bastardstown|monte casino|faggots in gravy|analys\w*|therapist\w*|scuntorpe|middlesex|sussex|essex|wessex|lickey|clitheroe|cumbria|cumberland|bumpass|intercourse,? pennsylvania|hell,? michigan)\b`,
