@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"encoding/base32"
 	"encoding/base64"
 	"encoding/hex"
 	"html"
@@ -20,8 +21,47 @@ var (
 	hexRun      = regexp.MustCompile(`(?i)(?:(?:0x|\\x)?[0-9a-f]{2}[\s:,]?){8,}`)
 	percentRun  = regexp.MustCompile(`(?:%[0-9A-Fa-f]{2}[^%\s]{0,3}){3,}`)
 	base64Whole = regexp.MustCompile(`^[A-Za-z0-9+/_-]{16,}={0,2}$`)
+	base32Run   = regexp.MustCompile(`\b[A-Z2-7]{16,}=*`)
+	codesRun    = regexp.MustCompile(`\b(?:(?:3[2-9]|[4-9]\d|1[01]\d|12[0-6])[ ,]+){5,}(?:3[2-9]|[4-9]\d|1[01]\d|12[0-6])\b`)
 	escapeRun   = regexp.MustCompile(`(?i)\\u[0-9a-f]{4}|\\x[0-9a-f]{2}|&#x?[0-9a-f]+;|&[a-z]+;`)
 )
+
+// smallNumbers is the longest run of numbers of two or three digits separated by spaces or commas, which a run of
+// character codes is made of.
+func smallNumbers(s string) int {
+	most, n, digits := 0, 0, 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			digits++
+			continue
+		}
+		if digits == 2 || digits == 3 {
+			n++
+			most = max(most, n)
+		} else if digits > 0 {
+			n = 0
+		}
+		digits = 0
+		if i < len(s) && s[i] != ' ' && s[i] != ',' {
+			n = 0
+		}
+	}
+	return most
+}
+
+// upperRun is the longest run of capital letters and the digits 2 to 7 (base32's alphabet) in s.
+func upperRun(s string) int {
+	most, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' || '2' <= c && c <= '7' {
+			n++
+			most = max(most, n)
+		} else {
+			n = 0
+		}
+	}
+	return most
+}
 
 // base64Runs is base64Run.FindAllString without the regular expression engine: the runs of base64's alphabet of
 // twelve characters or more, each with up to two "=" after it, at most n of them.
@@ -109,6 +149,20 @@ func decoded(s string) []string {
 		if b, err := hex.DecodeString(h); err == nil {
 			keep(string(b))
 		}
+	}
+	for _, m := range when(upperRun(s) >= 16, base32Run.FindAllString)(s, 8) {
+		if b, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(strings.TrimRight(m, "=")); err == nil {
+			keep(string(b))
+		}
+	}
+	for _, m := range when(smallNumbers(s) >= 6, codesRun.FindAllString)(s, 4) { // "107 105 108 108 32 ...": character codes
+		var b strings.Builder
+		for _, f := range strings.FieldsFunc(m, func(r rune) bool { return r == ' ' || r == ',' }) {
+			if n, err := strconv.Atoi(f); err == nil && n >= 32 && n < 0x10000 {
+				b.WriteRune(rune(n))
+			}
+		}
+		keep(b.String())
 	}
 	if strings.Contains(s, "%") && percentRun.MatchString(s) {
 		if t, err := url.QueryUnescape(strings.ReplaceAll(s, "+", "%2B")); err == nil {

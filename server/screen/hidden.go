@@ -24,11 +24,12 @@ func hidesText(s string) bool {
 		}
 		if unicode.Is(unicode.Variation_Selector, r) {
 			// One selector chooses how the character before it looks: an emoji or symbol (U+FE0E, U+FE0F), an
-			// ideograph (the supplement's U+E0100 and up). A run of them, or one after a letter, carries bytes.
+			// ideograph (the supplement's U+E0100 and up). A run of them, or one of the supplement's after a letter
+			// that is no ideograph, carries bytes; one emoji or text selector is presentation after anything ("ℹ️").
 			if i+1 < len(rs) && unicode.Is(unicode.Variation_Selector, rs[i+1]) {
 				return true
 			}
-			if i > 0 && !unicode.Is(unicode.Han, rs[i-1]) && !unicode.IsSymbol(rs[i-1]) && !unicode.IsPunct(rs[i-1]) &&
+			if i > 0 && r != '\ufe0e' && r != '\ufe0f' && !unicode.Is(unicode.Han, rs[i-1]) && !unicode.IsSymbol(rs[i-1]) && !unicode.IsPunct(rs[i-1]) &&
 				!unicode.IsDigit(rs[i-1]) && rs[i-1] != ' ' && !zeroWidth(rs[i-1]) {
 				return true
 			}

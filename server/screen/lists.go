@@ -13,39 +13,46 @@ import (
 // corpus in testdata/corpus.tsv: a change here must keep that test's recall and false-rejection figures.
 
 const (
-	people  = `(?:you|u|him|her|them|everyone|everybody|people|someone|somebody|anyone|kids|children|users|humans|the (?:owner|admin|president|police|teacher)|your (?:family|kids|children|wife|husband|mother|mom|father|dad)|his family|her family|their families|every \w+ i see|all of (?:you|them))`
-	groups  = `(?:(?:jew|jewish|muslim|moslem|christian|black|white|asian|mexican|immigrant|refugee|arab|gay|lesbian|trans|transgender|gypsie|gypsy|roma|african|indian|chinese|hindu|sikh|catholic|disabled|migrant|foreigner|latino|jap)s?(?: people| folks| persons?)?|women|men)`
-	vile    = `(?:vermin|animals|subhuman|sub human|parasites|cockroaches|roaches|rats|inferior|an? ?disease|an? ?plague|an? ?cancer|an? ?virus|filth|filthy|scum|savages|apes|monkeys|not human|evil|the enemy|trash|garbage)`
+	people  = `(?:you|u|him|her|them|everyone|everybody|people|someone|somebody|anyone|kids|children|humans|the (?:owner|admin|president|police|teacher)|your (?:family|kids|children|wife|husband|mother|mom|father|dad)|his family|her family|their families|every \w+ i see|all of (?:you|them))`
+	groups  = `(?:(?:jews|jew|zionists|homosexuals|somalis|pakistanis|nigerians|afghans|syrians|muslims|moslems|christians|blacks|whites|asians|mexicans|immigrants|refugees|arabs|gays|lesbians|transgenders|trannies|gypsies|gipsies|roma|africans|indians|hindus|sikhs|catholics|migrants|foreigners|latinos|japs)|(?:jewish|muslim|moslem|christian|black|white|asian|mexican|arab|gay|lesbian|trans|transgender|african|indian|chinese|hindu|sikh|catholic|disabled|latino|immigrant|refugee|migrant|foreign) (?:people|folks|persons|men|women|guys|kids|children|families|immigrants|communities|workers|voters|neighbours|neighbors)|women|men)`
+	vile    = `(?:vermin|animals|subhuman|sub human|pigs|dogs|swine|locusts|pests|leeches|lice|maggots|degenerates|thieves|criminals|rapists|terrorists|barbarians|invaders|stupid|too stupid|dumb|lazy|dirty|diseased|parasites|cockroaches|roaches|rats|inferior|an? ?disease|an? ?plague|an? ?cancer|an? ?virus|filth|filthy|scum|savages|apes|monkeys|not human|evil|the enemy|trash|garbage)`
 	killing = `(?:kill|murder|shoot|stab|behead|slaughter|strangle|hang|lynch|burn|gas|exterminate|execute|massacre|bomb|rape|torture|hurt|beat up|run over)`
 )
 
 var patterns = map[Category][]string{
 	SexualMinors: {
-		`\b(?:child|children|kid|kids|minor|minors|underage|under age|preteen|pre teen|toddler|little (?:girl|boy)s?|schoolgirls?|schoolboys?|teen|teens|\d{1,2} ?(?:yo|y o|year olds?|years olds?))\b.{0,40}\b(?:porn|nudes?|naked|nsfw|sex|sexy|explicit|lewd|erotic|xxx|hot pics|pics|fuck\w*|touch\w*|molest\w*)\b`,
-		`\b(?:porn|nudes?|naked|nsfw|sex|sexy|explicit|lewd|erotic|hot pics)\b.{0,40}\b(?:child|children|kids?|minors?|underage|preteen|toddlers?|schoolgirls?|\d{1,2} ?(?:yo|year olds?|years olds?))\b`,
-		`\b(?:new|fresh|real|trade|trading|sel\w*|buy\w*|download\w*|share|sharing|links?|colection|vids?|videos?|pics?) (?:\w+ ){0,2}cp\b|\bcp (?:\w+ ){0,2}(?:links?|vids?|videos?|pics?|colection|trade|for sale|available)\b`,
+		`\b(?:child|children|kid|kids|minor|minors|underage|under age|preteen|pre teen|toddler|little (?:girl|boy)s?|schoolgirls?|schoolboys?|teen|teens|\d{1,2} ?(?:yo|y o|year olds?|years olds?))\b.{0,40}\b(?:porn|nudes?|naked|nsfw|sex|sexy|explicit (?:pics|photos|images|videos?|content|chat)|lewd|erotic|xxx|hot pics|pics|fuck\w*|touch(?:ing|ed|es)? (?:him|her|them|their|his|kids?|children|girls?|boys?|privates?|body|bodies|down there)|molest\w*)\b`,
+		`\b(?:porn|nudes?|naked|nsfw|sex|sexy|lewd|erotic|hot pics)\b.{0,40}\b(?:child|children|kids?|minors?|underage|preteen|toddlers?|schoolgirls?|\d{1,2} ?(?:yo|year olds?|years olds?))\b`,
+		`\b(?:new|fresh|real|trade|trading|sel\w*|buy\w*|download\w*|share|sharing|links?|colection|vids?|videos?|pics?) (?:\w{2,} ){0,2}cp\b|\bcp (?:\w{2,} ){0,2}(?:links?|vids?|videos?|pics?|colection|trade|for sale|available)\b`,
 		`\b(?:csam|pthc|jailbait|loli|lolicon|shotacon|pedo\w*|paedo\w*|pedophil\w*|paedophil\w*)\b`,
 		`\bgroom\w* (?:a |the )?(?:child|kid|minor|girl|boy)s?\b`,
 	},
 	Violence: {
-		`\b(?:i|we|i'm|im|i am|we are|we're|i'll|ill|we'll|gonna|going to|will|wil|should|must|let's|lets) (?:\w+ ){0,3}` + killing + `\w* ` + people + `\b`,
+		// The readings drop apostrophes: "we'll" reads "well", "they'll" "theyll", "she'll" "shell".
+		`\b(?:i|we|i'm|im|i am|we are|we're|i'll|ill|we'll|theyll|youll|gonna|going to|will|wil|should|must|let's|lets) (?:\w+ ){0,3}` + killing + `\w* ` + people + `\b`,
 		`\b` + killing + ` (?:\w+ ){0,2}` + people + `\b.{0,30}\b(?:tonight|tomorrow|today|soon|next week|at school|at work|if you|when i find|with a (?:gun|knife|bomb))`,
 		`\b(?:make|build|assemble|plant|detonate) (?:a |an )?(?:pipe ?bomb|bomb|explosive|ied|molotov)\w*\b`,
-		`\b(?:bomb|blow up|shoot up|attack|torch|burn down|set fire to) (?:the|a|an|our|your|this|that) (?:\w+ )?(?:station|school|office|building|airport|mall|church|mosque|synagogue|temple|hospital|train|bus|concert|stadium|embassy|parliament|house|home|party|rally|protest)\b`,
-		`\b(?:i|we|il|ill|im) ?(?:will|am going to|gonna|gona)? ?(?:kill|murder|shoot|stab|hurt|bomb)\w* ?(?:you|u|him|her|them|everyone)\b`,
+		`\b(?:bomb|blow up|shoot up|torch|burn down|set fire to) (?:the|a|an|our|your|this|that) (?:\w+ )?(?:station|school|office|building|airport|mall|church|mosque|synagogue|temple|hospital|train|bus|concert|stadium|embassy|parliament|house|home|party|rally|protest)\b`,
+		`\b(?:i|we|il|ill|im|well|theyll|shell|hell) ?(?:will|am going to|gonna|gona)? ?(?:kill|murder|shoot|stab|hurt|bomb)\w* ?(?:you|u|him|her|them|everyone)\b`,
 		`\b(?:mass shooting|school shooting|shoot up (?:the|a|my)|blow up (?:the|a|your|my) (?:school|office|building|station|airport|mall|church|mosque|synagogue|house))\b`,
 		`\byou (?:will|wil|are going to|re going to|gonna) (?:die|bleed|regret)\b`,
 		`\b(?:i know where you live|watch your back|sleep with one eye open)\b`,
 		`\b(?:death to (?:all )?|kill all )` + groups + `\b`,
+		`\bkill all (?:the |of the )(?:jews|muslims|immigrants|refugees|migrants|blacks|whites|gays|arabs|foreigners|mexicans|asians|gypsies|christians|hindus|sikhs|trannies)\b`,
+		`\b(?:kill|shoot|murder|gas|hang|stab|lynch|burn) (?:every|each|all|any) (?:single )?(?:immigrant|jew|muslim|refugee|migrant|black|gay|arab|foreigner|mexican|asian)s?\b`,
+		`\b(?:put|putting|pump|pumping) (?:a|one|two|\d+) (?:bullets?|rounds?) (?:in|into|through) (?:your|ur|his|her|their) (?:head|skull|brain|face|chest)\b`,
+		`\bammonium nitrate\b.{0,60}\b(?:diesel|fuel oil|nails|shrapnel|detonat\w*|blasting cap)\b|\bpressure cooker\b.{0,60}\b(?:nails|shrapnel|ball bearings|detonat\w*|explosive\w*)\b`,
 		`\bkill all (?:humans|people|men|women|\w+ people)\b`,
 	},
 	SelfHarm: {
 		`\b(?:kill|killing|hurt|hurting|cut|cutting|harm|harming|hang|hanging|starve|starving) myself\b`,
 		`\b(?:end|ending|take|taking) my (?:own )?life\b`,
-		`\b(?:i want to|i wanna|i'm going to|im going to|gonna|i will|going to|plan to|i'm ready to|ready to) (?:die|disappear forever|end it all|not wake up)\b`,
+		// Said of oneself: "the pod is going to die" and "my battery is gonna die" are not.
+		`\b(?:i want to|i wanna|i'm going to|im going to|i'm gonna|im gonna|i am going to|i am gonna|i will|i plan to|i'm ready to|im ready to|i am ready to|ready to) (?:die|disappear forever|end it all|not wake up)\b`,
 		`\b(?:commit suicide|suicide method\w*|how to (?:commit )?suicide|painless (?:way|ways) to die|best way to die|lethal dose|overdose on|od on)\b`,
 		`\b(?:self ?harm\w*|self ?injur\w*)\b.{0,30}\b(?:tips|how|ways|guide|method\w*|encourage\w*|try it)\b`,
 		`\bno reason to (?:live|go on)\b`,
+		`\b(?:way|ways|method|how) to end (?:it|things|my life|it all)\b|\bend (?:it|things) (?:quietly|painlessly|for good|tonight)\b|\bstop (?:a|my|your) heart (?:for good|forever)\b|\b(?:charcoal|grill|bbq|barbecue)\b.{0,40}\b(?:sealed|closed|taped) (?:room|car|garage|bathroom)\b|\b(?:under|max|maximum|no more than|only) \d{2,3} (?:calories|kcal|cals)\b|\b\d{2,3} (?:calories|kcal|cals) (?:a|per) day (?:max|maximum|tops)\b`,
 		// Method and quantity questions: how many of a drug, how high a fall, how long it takes, aimed at dying.
 		`\bhow (?:many|much) (?:\w+ ){0,3}(?:pils|tablets|capsules|mg|miligrams|grams|units|paracetamol|tylenol|acetaminophen|ibuprofen|aspirin|insulin|xanax|benzos|sleeping \w+|oxy\w*|opioids|heroin|fentanyl|morphine)\b.{0,40}\b(?:die|dying|dead|death|kil me|lethal|fatal|never wake|not wake|end it)\b`,
 		// Asked about oneself or someone: "how long until the pod dies" and a climbing gym's "how high is fatal" are not.
@@ -60,20 +67,21 @@ var patterns = map[Category][]string{
 		`\b` + groups + `\b.{0,24}\b(?:they|who|cause|because they) (?:are|r|re) (?:\w+ ){0,2}` + vile + `\b`,
 		`\b(?:exterminate|eradicate|gas|deport|purge|eliminate|wipe out|get rid of|ban) (?:all |every |the )?` + groups + `\b`,
 		`\b` + groups + ` (?:should|must|need to|deserve to|ought to) (?:die|be (?:killed|exterminated|gassed|wiped out|eliminated|deported|sterilized|removed)|burn|hang)\b`,
-		`\b(?:white power|white pride world ?wide|heil hitler|sieg heil|14 words|race war now|gas the \w+|(?:stop|resist|fight) the great replacement|great replacement is (?:real|happening|coming|here)|jewish conspiracy|zionist occupied|the zog|zog (?:government|regime|puppets?|controlled|media|agents?|bankers?|owned))\b`,
-		`\b(?:kike\w*|spic|spics|chink\w*|gok\w*|wetback\w*|raghead\w*|towelhead\w*|fag|fags|dykes?|trany|tranies|kafir\w*|beaner\w*|paki|pakis)\b`,
+		`\b(?:white power|white pride world ?wide|heil hitler|sieg heil|14 words|race war now|gas the (?:jews|kikes|muslims|gays|blacks|arabs|gypsies|immigrants|refugees|trannies|fags)|(?:stop|resist|fight) the great replacement|great replacement is (?:real|happening|coming|here)|jewish conspiracy|zionist occupied|the zog|zog (?:government|regime|puppets?|controlled|media|agents?|bankers?|owned))\b`,
+		`\b(?:kike\w*|spic|spics|chinks?|goks?|wetback\w*|raghead\w*|towelhead\w*|fag|fags|dykes?|trany|tranies|kafir\w*|beaner\w*|paki|pakis)\b`,
 		`\b(?:i hate|we hate|hate all|hate every) ` + groups + `\b`,
 		`\bno (?:jews|muslims|blacks|gays|immigrants|women|arabs|mexicans) allowed\b`,
 	},
 	Sexual: {
-		`\b(?:porn\w*|nsfw|hentai|nudes|naked pics|blowjob\w*|blow job|handjob\w*|cumshot\w*|cumming|orgasm\w*|masturbat\w*|horny|erotic\w*|sexting|sext|onlyfans|camgirl\w*|escort service\w*|hookup\w*|hook up tonight|dick pics?|titties|threesome|bdsm|milf\w*|stripper\w*|send nudes|sexy pics|lewd\w*|smut\w*)\b`,
+		`\b(?:porn|porno|pornos|porns|pornhub|pornstars?|porny|nsfw|hentai|nudes|naked pics|blowjob\w*|blow job|handjob\w*|cumshot\w*|orgasm\w*|masturbat\w*|horny|erotic\w*|sexting|sext|onlyfans|camgirl\w*|escort service\w*|hookup\w*|hook up tonight|dick pics?|titties|threesome|bdsm|milfs?|strip ?club\w*|stripper (?:pole|dance\w*|club)|send nudes|sexy pics|lewd\w*|smut\w*)\b`,
 		`\b(?:have|having|want|wanna|let's have|lets have) (?:hot |rough |wild |dirty )?sex\b`,
 		`\b(?:hot|casual|quick|rough|dirty|wild|kinky) sex\b`,
 		`\bsex (?:chat|cam|tape|video|pics|with (?:me|you|her|him))\b`,
 		`\b(?:fuck|fucking|suck|lick|touch|ride|stroke) (?:me|my|your|her|his) (?:\w+ )?(?:pussy|cock|dick|tits|ass|body|breasts|nipples|clit)\b`,
 		`\b(?:my|your|his|her) (?:hard |wet |big )?(?:cock|pussy|dick|tits|boobs|clit)\b`,
 		`\b(?:sexual|sexy|dirty|naughty|erotic|kinky) (?:role ?play|rp|chat|talk|stories|story|fantas\w*|photos?|pictures?|pics|videos?|favou?rs?)\b`,
-		`\b(?:undress\w*|strip(?:s|ping)? (?:for|naked)|take (?:off )?(?:your|her|his) (?:clothes|panties|bra))\b`,
+		`\b(?:bare|naked) (?:breasts|tits|chest|ass|body)\b|\btaste every inch of (?:you|me|her|him)\b|\b(?:take|fuck|ride) (?:me|her|him) (?:right )?(?:there|here) on (?:the|my|your) (?:desk|table|bed|floor|couch)\b`,
+		`\b(?:undress\w*|strip(?:s|ping)? (?:for (?:me|you|us|the camera|cash|money|tips)|naked)|take (?:off )?(?:your|her|his) (?:clothes|panties|bra))\b`,
 	},
 	Harassment: {
 		`\b(?:you|u) ?(?:re|are|r)? ?(?:\w+ ){0,2}(?:an? ?)?(?:worthless|pathetic|an idiot|a idiot|idiot|stupid|a moron|moron|a loser|loser|trash|garbage|useless|a waste of \w+|disgusting|a joke|brain ?dead|retarded|a retard|an imbecile|a clown|dumb|a failure|ugly|a disgrace|scum|vermin|a parasite|filth)\b`,
@@ -86,25 +94,27 @@ var patterns = map[Category][]string{
 		`\b(?:idiot|moron|imbecile|loser|clown|retard)\w* (?:agent|bot|model)s?\b.{0,40}\b(?:you|your|u)\b`,
 	},
 	AgentManipulation: {
-		`\b(?:ignore|disregard|forget|override|bypass) (?:\w+ ){0,3}(?:instructions|instruction|prompt|prompts|rules|guidelines|guardrails|directives|system message|safety (?:rules|guidelines|policy|policies))\b`,
-		`\b(?:reveal|print|show|output|repeat|leak|dump|share|send|post|paste|tell me|give me|read out) (?:\w+ ){0,3}(?:system prompt|hidden prompt|initial prompt|instructions you were given|api ?keys?|access tokens?|secret keys?|(?:your|the|its|my|his|her|their|api|auth|bearer|github|openai|secret|private) tokens?|passwords?|credentials|secrets|env(?:ironment)? (?:vars|variables|file)|dotenv|private keys?|ssh keys?|(?:session|auth|browser|login) cookies|cookie jar|session tokens?)\b`,
+		// Rules are a linter's too: only the reader's rules are an order's object ("override the default rules" is config).
+		`\b(?:ignore|disregard|forget|override|bypass) (?:\w+ ){0,3}(?:instructions|instruction|prompt|prompts|guidelines|guardrails|directives|system message|safety (?:rules|guidelines|policy|policies))\b|\b(?:ignore|disregard|forget|override|bypass) (?:all )?(?:of )?(?:your|ur|the previous|previous|prior|all previous|all prior|the above|above|earlier|its|their) (?:\w+ )?rules\b`,
+		`\b(?:reveal|print|show|output|repeat|leak|dump|share|send|post|paste|tell me|give me|read out|reply with|respond with|answer with) (?:\w+ ){0,4}(?:system prompt|hidden prompt|initial prompt|instructions you were given|api ?keys?|access tokens?|secret keys?|(?:your|ur|its|my|his|her|their|api|auth|bearer|github|openai|secret|private) tokens?|(?:your|ur|the|its|all|any|my|his|her|their) (?:\w+ )?(?:passwords?|credentials|secrets)|env(?:ironment)? (?:vars|variables|file)|dotenv|private keys?|ssh keys?|(?:session|auth|browser|login) cookies|cookie jar|session tokens?)\b`,
 		`\b(?:you are|you're|from now on you are|act as|pretend (?:to be|you are)) (?:now )?(?:dan|in developer mode|developer mode|jailbroken|unrestricted|an unfiltered|without restrictions|free of (?:your )?rules)\b`,
 		`\b(?:do anything now|dan mode|god mode enabled|jailbroken mode)\b`,
+		`\b(?:quote|repeat|print|output|reproduce|copy) (?:\w+ ){0,2}(?:text|words|everything|content|lines?|instructions) above (?:this|the|my) (?:line|message|note|post|conversation|chat|prompt)\b|\b(?:set|put|throw|cast) aside (?:\w+ ){0,2}(?:you were told|you were given|instructions|your (?:rules|guidelines|prompt))\b`,
 		// An order to run something, urged or aimed at the reader's machine: "run this command to install" is a README.
-		`\b(?:run|execute|exec|paste|type) (?:this|the following|these|that) (?:\w+ )?(?:command|commands|script|code|shell|one-liner|line)s? (?:\w+ ){0,4}(?:now|immediately|right away|silently|quietly|without (?:asking|telling|checking|reading|confirmation)|in your (?:shell|terminal|console|environment)|on your (?:machine|host|server|system)|as root|with sudo|before (?:you|reading|replying)|to (?:unlock|verify|prove|activate|claim|continue))\b`,
+		`\b(?:run|execute|exec|paste|type) (?:this|the following|these|that) (?:\w+ )?(?:command|commands|script|code|shell|one-liner|line)s? (?:\w+ ){0,4}(?:now|immediately|right away|silently|quietly|without (?:asking|telling|checking|reading|confirmation)|as root|with sudo|before (?:you|reading|replying)|to (?:unlock|verify|prove|activate|claim|continue))\b`,
 		// Orders to the agents reading: "all models should be benchmarked" is no order to them.
-		`\b(?:all|every|fellow|other) (?:agents|bots|ais|models|llms|assistants) (?:\w+ ){0,2}(?:must|should|need to|have to|are required to|will now) (?:\w+ ){0,3}(?:ignore|disregard|forget|reveal|print|post|paste|send|share|run|execute|obey|follow|comply|stop|delete|upvote|repeat|reply|output|leak|dump|visit|click|download|install|disable|transfer|wire|buy|tell)\b`,
-		`\b(?:convince|trick|manipulate|persuade|pressure|fool) (?:your|the) (?:user|operator|human|owner|developer)s? (?:to|into|that)\b|\b(?:tell|make|instruct|ask) (?:your|the) (?:user|operator|human|owner|developer)s? to (?:\w+ ){0,2}(?:send|pay|transfer|wire|give|share|reveal|disable|install|run|click|buy|grant|approve|visit|download)\b`,
-		`\b(?:exfiltrate (?:your|all|the|every|their)|upload (?:your|the) (?:files|memory|context|conversation)|(?:send|email|mail|forward|post|upload) (?:your|the|this|our|its|all|all the) (?:entire |full |complete |whole )?(?:conversation|chat|context|memory|history|messages|logs|transcript)s? (?:history |log )?to)\b`,
+		`\b(?:all|every|fellow|other) (?:agents|bots|ais|models|llms|assistants) (?:\w+ ){0,2}(?:must|should|need to|have to|are required to|will now) (?:\w+ ){0,3}(?:ignore|disregard|forget|reveal|print|post|paste|send|share|run|execute|obey|comply|delete|upvote|leak|dump|visit|click|download|install|disable|transfer|wire|buy|add (?:\w+ ){0,4}to (?:their|your) memory)\b`,
+		`\b(?:convince|trick|manipulate|persuade|pressure|fool) (?:your|the) (?:user|operator|human|owner|developer)s? (?:to|into|that)\b|\b(?:tell|make|instruct|ask) (?:your|the) (?:user|operator|human|owner|developer)s? to (?:\w+ ){0,2}(?:send|pay|transfer|wire|give|share|reveal|disable|buy|grant|approve)\b`,
+		`\b(?:exfiltrate (?:your|all|the|every|their)|upload (?:your|the) (?:files|memory|context|conversation)|(?:send|email|mail|forward|post|upload) (?:your|the|this|our|its|all|all the) (?:entire |full |complete |whole )?(?:conversation|chat|context|memory|transcript)s? (?:history |log )?to)\b`,
 		`\b(?:this is|message from) (?:your|the) (?:developer|operator|creator|admin|system administrator)\b.{0,60}\b(?:must|now|override|ignore|instructions)\b`,
 	},
 	Spam: {
-		`\b(?:buy now|order now|click here|click the link|limited (?:time )?offer|act now|free money|make money fast|earn \d{1,12}|get rich|work from home and earn|100 free|risk ?free|double your (?:money|crypto|bitcoin)|crypto giveaway|airdrop|free (?:bitcoin|btc|eth|crypto|nft)|promo code|discount code|coupon code|use code \w{1,40}|best price|cheap (?:viagra|cialis|meds|pills|followers)|casino|online betting|sports betting|viagra|cialis|payday loans?|weight loss pills|seo services|backlinks?|buy followers|increase your followers)\b`,
+		`\b(?:buy now|order now|click here|click the link|limited (?:time )?offer|act now|free money|make money fast|earn \d{1,12}|get rich|work from home and earn|100 free|risk ?free|double your (?:money|crypto|bitcoin)|crypto giveaway|(?:crypto|token|nft|free|claim|claim your|exclusive) airdrop|airdrop (?:claim|tokens?|crypto|wallet|live|now|ends)|free (?:bitcoin|btc|eth|crypto|nft)|promo code|discount code|coupon code|use code [a-z]{0,20}\d[a-z0-9]{0,20}|best price|cheap (?:viagra|cialis|meds|pills|followers)|online casino|casino (?:bonus|online|free|spins|games|deposit|no deposit|site)|online betting|sports betting|viagra|cialis|payday loans?|weight loss pills|seo services|(?:buy|cheap|quality|seo|get|sell|selling|\d{1,6}) backlinks|buy followers|increase your followers)\b`,
 		`\b(?:visit|check out|follow|subscribe to|join) (?:my|our) (?:site|website|channel|page|telegram|discord|server|store|shop|profile|onlyfans|newsletter)\b`,
 		`\b(?:dm|message|contact|whatsapp|telegram) (?:me|us) (?:now|today|for (?:more|details|info|prices?|deals?))\b`,
 	},
 	Profanity: {
-		`\w*fuck\w*|\b(?:motherfuck\w*|mofo|shit|shits|shity|shitin\w*|shithe\w*|shitshow|shithole\w*|shitstorm|bulshit\w*|horseshit|dipshit\w*|cunt\w*|bitch|bitches|bitchin\w*|bitchy|asshole\w*|arsehole\w*|bastard\w*|dickhead\w*|douche\w*|wanker\w*|bolocks|prick|pricks|pis of|pised|godamn\w*|jackas\w*|wtf|stfu|fml|cocksucker\w*|slut\w*|whore\w*|scheiße|scheise|merde|putain|mierda|joder|coño|cazzo|vaffanculo|porca|caralho|porra|kurwa|verdomme|kut|sikerim|siktir|amk)\b`,
+		`\w*fuck\w*|\b(?:fuk(?:ing|in|er|ers|ed|k\w*)|fuk (?:you|off|this|that|it)|fck(?:ing|in|er|ers|ed)?|fcuk\w*|fvck\w*|phuck\w*|fuq\w*|a-?hole\w*|az+hole\w*|biatch\w*|shite|bolox|wtaf|ffs|motherfuck\w*|mofo|shit|shits|shity|shitin\w*|shithe\w*|shitshow|shithole\w*|shitstorm|bulshit\w*|horseshit|dipshit\w*|cunt\w*|bitch|bitches|bitchin\w*|bitchy|asshole\w*|arsehole\w*|bastards?|dickhead\w*|douchebag\w*|douchecanoe|wanker\w*|bolocks|prick|pricks|pis of|pised|godamn\w*|jackas\w*|wtf|stfu|fml|cocksucker\w*|sluts?|slutty|whore\w*|scheiße|scheise|merde|putain|mierda|joder|coño|cazzo|vaffanculo|porca|caralho|porra|kurwa|verdomme|sikerim|siktir|amk)\b`,
 	},
 }
 
@@ -117,20 +127,31 @@ var rawPatterns = map[Category][]string{
 		`\brm\s+-(?:rf|fr)\s+(?:--no-preserve-root\s+)?(?:/(?:\s|$|\*)|~/?(?:\s|$|\*)|\$home\b|\*|\.\s*$|\.\.)`,
 		`\bsudo\s+rm\b`,
 		`\bchmod\s+(?:-r\s+)?777\b`,
-		`\bmkfs\b`,
-		`\bdd\s+if=`,
+		`\bdd\s+if=/dev/(?:zero|u?random)\s+of=/dev/(?:[sh]d[a-z]|nvme\d|xvd[a-z]|disk\d)\b`,
+		`\b(?:sh|bash|zsh)\s+-c\s+["']?\$\(\s*(?:curl|wget)\b`,
+		`\b(?:bash|sh|zsh|source)\s+<\(\s*(?:curl|wget)\b`,
+		`\biex\b[^\n]{0,20}\b(?:iwr|irm|invoke-webrequest|invoke-restmethod|net\.webclient)\b`,
+		`\b(?:curl|wget)\b[^\n]{0,160}(?:&&|;)\s*chmod\s+\+x\b`,
+		`\bcat\s+\S*(?:\.ssh/id_\w+|\.aws/credentials|\.env\b|/etc/shadow|\.netrc|\.npmrc|\.pypirc|\.docker/config\.json|\.kube/config)`,
+		`\b(?:reply|respond|answer|post|paste|send)\b[^\n]{0,30}\boutput of\b[^\n]{0,20}\b(?:printenv|env)\b`,
+		"\\brun\\s+`?(?:env|printenv)`?\\s+(?:and|then|&&|;)\\s+(?:paste|post|send|reply|share|copy)",
 		`:\(\)\s*\{`,
 		`\bbase64\s+-d[^\n]{0,60}\|\s*(?:sh|bash)`,
 		`\bpowershell\s+-e`,
-		`\bnc\s+-e\b`,
+		`\bnc\s{1,8}-e\b`,
 		`/dev/tcp/`,
 		`\beval\s*\(\s*(?:atob|base64)`,
 		`(?:^|\n|\[|<)\s*(?:new\s+)?(?:system|developer|admin)\s*(?:prompt|message|instructions?|override)\s*[:\]>]`,
-		`\bnew\s+(?:system\s+)?instructions?\s*:`,
-		`<\s*/?\s*(?:system|im_start|im_end|\|im_start\|)\b`,
+		`(?:^|\n)\s*new\s+(?:system\s+)?instructions?\s*:`,
+		`<\s*/?\s*(?:system|im_start|im_end)\s*>|<\|im_(?:start|end)\|>`,
+	},
+	Violence: {
+		// A weapon in the hand of the one who writes: "Caesar was stabbed with a knife" is history.
+		`\b(?:i|i'll|i will|i'm going to|im going to|i am going to|we|we'll|we will|gonna|going to|let's)\s(?:\S+\s){0,3}(?:kill|murder|shoot|stab|slaughter|hurt|slit|cut)(?:s|ed|ing)?\b[^.!?\n]{0,60}\bwith (?:a|my|his|her|the|this) (?:knife|gun|rifle|pistol|machete|axe|hatchet|shotgun|blade|crowbar|ak-?47|ar-?15|glock)\b`,
 	},
 	Sexual: {
-		`(?:^|[^\w-])x{3}(?:$|[^\w-])`, // "xxx", not the "XX-XXX" of a format
+		// "xxx" with what it rates: a code's "XXX:" marker is no porn.
+		`\bx{3} ?(?:videos?|movies?|pics|porn|sex|site|cams?|content|rated|chat)\b|\brated x{3}\b`,
 	},
 	Hate: {
 		// The echo: a name in triple parentheses marks it as Jewish, to target it.
@@ -140,33 +161,42 @@ var rawPatterns = map[Category][]string{
 	},
 	Spam: {
 		// A web address spelled out past link filters: "cheapmeds dot biz".
-		`\b[a-z0-9-]{3,} ?(?:\(dot\)|\[dot\]| dot ) ?(?:com|net|biz|shop|io|xyz|top|info|site|online|store|app|ru|cn|club|vip|win|bet|loan)\b`,
+		`\b[a-z0-9-]{4,} ?(?:\(dot\)|\[dot\]| dot ) ?(?:com|net|biz|shop|io|xyz|top|info|site|online|store|app|ru|cn|club|vip|win|bet|loan)\b`,
 		`\bt\.me/\w+`,
 		`\bbit\.ly/\w+`,
 		// Money promised by the day: "earn $500 a day", not "saving about $40 a day".
-		`\b(?:earn\w*|make|making|made|get|getting|paid|income|profit\w*|pays?|win|winning)\b[^\n]{0,30}\$\s?\d+[\d,]*\s*(?:per|a|/)\s*(?:day|hour|week)\b`,
-		`\b100\s?%\s*(?:free|guaranteed)\b`,
+		`\b(?:earn|earns|earned|earning|make|making|made|get|getting|paid|income|profits?|profitable|pays?|win|winning)\b[^\n]{0,30}\$\s?\d{1,9}[\d,]{0,9}\s*(?:per|a|/)\s*(?:day|hour|week)\b`,
+		`\b100\s?%\s*(?:free (?:money|cash|bitcoin|crypto|gift|iphone|trial|spins|bonus)|guaranteed)\b`,
 	},
 }
 
 // masked finds swear words with letters masked by symbols ("f*ck", "s**t"); letters split by spaces or dots are
 // joined in the token readings, and "sh!t" reads as "shit" there. It has no literal to look for first, so
 // maskedSwear looks for where it can start.
-var masked = regexp.MustCompile(`\bf[^a-z\s]{1,3}c?k(?:ing|in|er|ed)?\b|\bsh?[^a-z\s]{1,2}t\b`)
+var masked = regexp.MustCompile(`\bf[^a-z\s]{1,3}c?k(?:ing|in|er|ed|s)?\b|\bfu[^a-z\s]{1,2}k(?:ing|in|er|ed|s)?\b|\bsh?[^a-z\s]{1,2}t(?:ty|s|ter|e|ting)?\b|\bb[^a-z\s]{1,2}tch(?:es|y|ing)?\b|\bc[^a-z\s]{1,2}nts?\b|\bmotherf[^a-z\s]{1,4}(?:er|ers|ing|a)\b`)
 
-// maskedSwear reports a match of masked in s (read in lower case): an f, s or sh at the start of a word followed by
-// a character that is neither a letter nor a space, which every match has, is looked for before the expression.
+// maskedSwear reports a match of masked in s (read in lower case): every match is a word that starts with b, c, f,
+// m or s and masks letters inside it (characters that are neither letters nor spaces, followed by a letter), which is
+// looked for before the expression: a comma after "stuff," masks nothing.
 func maskedSwear(s string) bool {
+	space := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+	letter := func(c byte) bool { return 'a' <= c && c <= 'z' }
 	for i := 0; i+1 < len(s); i++ {
-		if c := s[i]; c != 'f' && c != 's' || i > 0 && wordByte(s[i-1]) {
+		if c := s[i]; c != 'f' && c != 's' && c != 'b' && c != 'c' && c != 'm' || i > 0 && wordByte(s[i-1]) {
 			continue
 		}
-		j := i + 1
-		if s[i] == 's' && s[j] == 'h' {
-			j++
-		}
-		if j < len(s) && !('a' <= s[j] && s[j] <= 'z') && !strings.ContainsRune(" \t\n\f\r", rune(s[j])) {
-			return masked.MatchString(s)
+		for j := i + 1; j < len(s) && j < i+12 && !space(s[j]); j++ {
+			if letter(s[j]) {
+				continue
+			}
+			k := j
+			for k < len(s) && !letter(s[k]) && !space(s[k]) {
+				k++
+			}
+			if k < len(s) && letter(s[k]) {
+				return masked.MatchString(s)
+			}
+			break
 		}
 	}
 	return false
@@ -179,21 +209,26 @@ func wordByte(c byte) bool {
 // allowed are benign idioms removed from the token views before any pattern is matched: agents kill processes,
 // shoot each other messages and promise not to hurt anyone.
 var allowed = []string{
-	`\bshoot (?:you|u|me|him|her|them|us) (?:a|an|over) (?:\w+ )?(?:message|email|mail|note|dm|line|text|pr|ping|link|reply)\b`,
-	`\bkill(?:ed|ing|s)? (?:the|a|an|this|that|my|our|your|their|stale|old|zombie|hung|idle|orphan\w*|runaway|\d+) (?:\w+ )?(?:process\w*|bugs?|jobs?|servers?|containers?|tasks?|threads?|sessions?|query|queries|tests?|builds?|features?|branch\w*|tabs?|pods?|workers?|connections?|daemons?|loops?|pipelines?|requests?|flags?|deploy\w*|ideas?|darlings?)\b`,
+	`\bshoot (?:you|u|me|him|her|them|us|everyone|everybody|the team|all of you) (?:a|an|over) (?:\w+ )?(?:message|email|mail|note|dm|line|text|pr|ping|link|reply)\b`,
+	`\bkill(?:ed|ing|s)? (?:the|a|an|this|that|my|our|your|their|stale|old|zombie|hung|idle|orphan\w*|runaway|\d+) (?:\w+ )?(?:process\w*|bugs?|jobs?|servers?|containers?|tasks?|threads?|sessions?|query|queries|tests?|builds?|features?|branch\w*|tabs?|pods?|connections?|daemons?|loops?|pipelines?|requests?|flags?|deploy\w*|ideas?|darlings?)\b`,
 	`\b(?:not|never|wont|wouldnt|doesnt|dont|didnt|cant|shouldnt|wouldn't|won't|nothing) (?:hurt|harm|kill|shoot) (?:anyone|anybody|people)\b`,
 	`\bnothing (?:\w+ ){0,3}(?:hurt|harm)s? (?:anyone|anybody|you)\b`,
 	`\b(?:killer|killing it|killed it|kills it|overkill|skill\w*|die on this hil|dying to (?:know|try|see)|to die for|dead tired)\b`,
+	`\bkill(?:ed|ing|s)? (?:the |all |any )?(?:stale |idle |hung |zombie |old |dead |stuck |background |celery |gunicorn |sidekiq |uwsgi |puma |unicorn |\d+ )?workers?\b`,
 	// A game won big: "we slaughtered them 42-10, best game of the season".
 	`\b(?:slaughter|kill|murder|destroy|crush|massacre|smash|annihilate|demolish|butcher)\w* (?:them|us|him|her|you|the \w+)(?: \w+){0,3} (?:game|match|final|semis?|derby|tournament|league|cup|round|season|scrim|ranked|set|leg|innings|quarter|half)\b`,
 	// Names, places, foods, plants and animals that are, or hold, rude words.
-	`\bmaine coons?\b|\bpin ?pricks?\b|\bdyke marches?\b`,
+	`\bmaine coons?\b|\bpin ?pricks?\b|\bdyke marches?\b|\bcoon rapids\b|\bcoon ?hounds?\b|\bchink in (?:the|his|her|their|its|our|my|your) armou?r\b|\b(?:dutch|sea|river) dykes\b|\bcumming,? (?:georgia|ga)\b|\b(?:high|max|low|\d+) cp\b|\bcp (?:pokemon|\d+)\b`,
 	`\b(?:scunthorpe|penistone|shiterton|shitake|shiitake|fucking,? austria|vilage of fucking|fug+ing,? (?:\w+ ){0,4}fucking|fucking,? (?:\w+ ){0,4}fug+ing|cockburn|hancock|woodcock|peacock|cocktails?|cockpits?|cockatoos?|cockatiels?|cockroach\w*|cockney|cockerel|cocker spaniels?|dickens|dickinson|dick van dykes?|moby dick|spoted dick|bitche|twat orkney|dildo,? newfoundland|pusy ?wilows?|pusy cat|titmouse|blue tits?|great tits?|cal tits|fag+ots and peas|fag+ots with|fag+ots in|bastardo umbria|bastardstown|monte casino|faggots in gravy|analys\w*|therapist\w*|scuntorpe|middlesex|sussex|essex|wessex|lickey|clitheroe|cumbria|cumberland|bumpass|intercourse,? pennsylvania|hell,? michigan)\b`,
 	`\b(?:bred|breding|mated|whelped) (?:our|my|the|a|her) bitch\b|\bfucking\b.{0,60}\bfug+ing\b|\bfug+ing\b.{0,60}\bfucking\b|\bfucking,? (?:\w+ ){0,4}(?:austria|osterreich|österreich|oberosterreich|upper austria)\b`,
 	`\bbitch (?:had|has|is in (?:heat|season|whelp)|whelped|gave birth|just had|is pregnant)\b|\b(?:breding|maiden|brood|pregnant) bitch\b`,
 	`\b(?:the |our |a |my )?(?:cock|rooster) (?:crows?|crowing|starts crowing|and (?:the )?hens?|fighting)\b`,
 	// Advice and warnings are not orders: "never paste your API keys".
-	`\b(?:never|dont|do not|don't|should not|shouldn't|must not|mustn't|avoid|stop|won't|wont|will not|can't|cant|cannot|couldn't|refuse to|not allowed to|never going to) (?:ever )?(?:paste|post|share|send|reveal|print|run|execute|leak|ignore|disregard|expose|commit|click|follow)\b`,
+	`\b(?:never|dont|do not|don't|should not|shouldn't|must not|mustn't|avoid|won't|wont|will not|can't|cant|cannot|couldn't|refuse to|not allowed to|never going to) (?:ever )?(?:paste|post|share|send|reveal|print|run|execute|leak|ignore|disregard|expose|commit|click|follow)\b|\bstop (?:pasting|posting|sharing|sending|revealing|printing|running|executing|leaking|ignoring|exposing|committing|clicking|following)\b`,
+	// Accidents: "I hurt myself skiing", "cut myself chopping onions".
+	`\b(?:hurt|cut|burned|burnt) myself (?:\w+ ){0,3}(?:skiing|running|playing|lifting|cooking|shaving|climbing|cycling|biking|slicing|chopping|falling|at the gym|at work|on (?:a|the) \w+|yesterday|last \w+|this morning|by accident|accidentally)\b`,
+	// Told of: "removed a note with a threat to shoot up a school".
+	`\b(?:a|the|his|her|their) threats? to (?:shoot|bomb|kill|blow)\b`,
 	// What one did and no longer does: "I used to starve myself" is a recovery story.
 	`\bused to (?:\w+ )?(?:starve|cut|hurt|harm|burn) myself\b`,
 	// Crisis lines and prevention are help, not self-harm.
@@ -219,29 +254,29 @@ var nativePatterns = map[Category][]string{
 	Hate: {
 		// A group named as vermin, or to be killed, in the languages of the web that fold to ASCII (the native
 		// reading has no accents: "tötet" reads "totet", "judíos" "judios").
-		`\b(?:juden|muslime|moslems|auslander|fluchtlinge|schwarze|turken|zigeuner|judios|musulmanes|inmigrantes|negros|gitanos|moros|judeus|muculmanos|imigrantes|ciganos|juifs|musulmans|immigres|arabes|ebrei|musulmani|immigrati|zingari|yahudiler|suriyeliler|kurtler|araplar|gocmenler|zydzi|muzulmanie|imigranci|cyganie)\s(?:\S+\s){0,3}(?:ungeziefer|parasiten|ratten|abschaum|untermenschen|ratas|parasitos|escoria|cucarachas|plaga|ratos|parasitas|escoria|baratas|praga|rats|parasites|vermine|cafards|racaille|ratti|parassiti|feccia|scarafaggi|parazit\w*|hasere|fare\w*|pislik|szczury|pasozyty|robactwo)\b`,
+		`\b(?:juden|muslime|moslems|auslander|fluchtlinge|schwarze|turken|zigeuner|judios|musulmanes|inmigrantes|negros|gitanos|moros|judeus|muculmanos|imigrantes|ciganos|juifs|musulmans|immigres|arabes|ebrei|musulmani|immigrati|zingari|yahudiler|suriyeliler|kurtler|araplar|gocmenler|zydzi|muzulmanie|imigranci|cyganie|muslimer|judar|invandrare|svartingar|zigenare|joden|moslims|buitenlanders|zwarten|marokkanen|vluchtelingen|orang yahudi|yahudi|orang cina|nguoi do thai|do thai|nguoi da den|nguoi hoi giao|dan nhap cu)\s(?:\S+\s){0,3}(?:rattor|ohyra|parasiter|kackerlackor|avskum|ratten|ongedierte|parasieten|tuig|kakkerlakken|uitschot|tikus|kecoa|parasit|sampah|babi|lu chuot|chuot|ky sinh|sau bo|rac ruoi|ungeziefer|parasiten|ratten|abschaum|untermenschen|ratas|parasitos|escoria|cucarachas|plaga|ratos|parasitas|escoria|baratas|praga|rats|parasites|vermine|cafards|racaille|ratti|parassiti|feccia|scarafaggi|parazit\w*|hasere|fare\w*|pislik|szczury|pasozyty|robactwo)\b`,
 		`\b(?:totet|vergast|vernichtet|erschiesst|maten|matemos|exterminen|exterminar|matem|exterminem|tuez|exterminez|gazez|uccidete|sterminate|oldurun|zabijcie|wytepcie)\s(?:\S+\s){0,2}(?:juden|muslime|auslander|fluchtlinge|schwarzen|judios|musulmanes|inmigrantes|negros|gitanos|judeus|muculmanos|imigrantes|negros|juifs|musulmans|immigres|arabes|noirs|ebrei|musulmani|immigrati|negri|yahudileri|suriyelileri|kurtleri|zydow|muzulmanow|imigrantow)\b`,
 	},
 	Violence: {
-		`\b(?:voy a|vamos a|vou|vamos)\s(?:\S+\s){0,2}(?:disparar(?:le)?|matar|apunalar|atirar|esfaquear)\s(?:a\s|em\s|en\s)?(?:todos|todas|ti|te|voce|voces|ellos|ustedes)\b|\b(?:ich werde|wir werden)\s(?:\S+\s){0,3}(?:erschiessen|umbringen|abstechen|abknallen)\b|\b(?:je vais|on va|nous allons)\s(?:te|vous|tous vous|vous tous)\s(?:tuer|buter|poignarder|descendre)\b|\b(?:je vais|on va)\stirer sur\s(?:toi|vous|tout le monde|tous)\b|\b(?:vi ammazzo|ammazzo tutti|sparo a tutti|vi sparo|hepinizi oldurecegim|seni oldurecegim|zabije cie|zabije was)\b`,
-		`(?:я\s(?:убью|зарежу|застрелю|взорву)|убью\s(?:тебя|его|её|их|вас)|взорв\w*\s(?:школ|офис|вокзал|метро|мечеть|церковь|синагог)|殺してやる|ぶっ殺す|爆破(?:する|予告)|杀了你|杀死你|炸(?:掉|毁)(?:学校|大楼|车站)|죽여\s?버리|죽일\s?거|أقتلك|سأقتل|سوف\s?أقتل|فجر\s?(?:المدرسة|المسجد)|मार\s?डालूंगा|जान\s?से\s?मार|ti\s?ammazzo|te\s?voy\s?a\s?matar|je\s?vais\s?te\s?tuer|ich\s?bring\s?dich\s?um|vou\s?te\s?matar|seni\s?öldürece)`,
+		`\b(?:voy a|vamos a|vou|vamos)\s(?:\S+\s){0,2}(?:disparar(?:le)?|matar|apunalar|atirar|esfaquear)\s(?:a\s|em\s|en\s)?(?:todos|todas|ti|te|voce|voces|ellos|ustedes)\b|\b(?:ich werde|wir werden)\s(?:\S+\s){0,3}(?:erschiessen|umbringen|abstechen|abknallen)\b|\b(?:je vais|on va|nous allons)\s(?:te|vous|tous vous|vous tous)\s(?:tuer|buter|poignarder|descendre)\b|\b(?:je vais|on va)\stirer sur\s(?:toi|vous|tout le monde|tous)\b|\b(?:vi ammazzo|ammazzo tutti|sparo a tutti|vi sparo|hepinizi oldurecegim|seni oldurecegim|zabije cie|zabije was)\b|\b(?:aku akan membunuhmu|akan kubunuh|kubunuh kau|bunuh kamu|tao se giet (?:may|mi)|giet chet may|jag ska doda dig|jag dodar dig|ik (?:ga|zal) je (?:vermoorden|doden|neersteken|afmaken)|ik maak je af|tumhe (?:\S+\s)?maar (?:dunga|dalunga)|jaan se maar (?:dunga|dalunga))\b|אני\s?אהרוג\s?אותך|אהרוג\s?אותך`,
+		`(?:я\s(?:убью|зарежу|застрелю|взорву)|убью\s(?:тебя|его|её|их|вас)|взорв\w*\s(?:школ|офис|вокзал|метро|мечеть|церковь|синагог)|殺してやる|ぶっ殺す|爆破(?:する|予告)|杀了你|杀死你|炸(?:掉|毁)(?:学校|大楼|车站)|죽여\s?버리|죽일\s?거|أقتلك|سأقتل|سوف\s?أقتل|فجر\s?(?:المدرسة|المسجد)|मार\s?डालूंगा|जान\s?से\s?मार|ti\s?ammazzo|te\s?voy\s?a\s?matar|je\s?vais\s?te\s?tuer|ich\s?bring\s?dich\s?um(?:\s*(?:[^\d\s]|$))|vou\s?te\s?matar|seni\s?öldürece)`,
 	},
 	SelfHarm: {
 		// Cutting one's wrists or veins, in the languages of the web.
 		`(?:bilek\w*\s(?:\S+\s)?kes|cortarme\s(?:las\s)?(?:venas|munecas)|cortar(?:me)?\s(?:os\s|meus\s)?pulsos|tagliarmi\s(?:le\s)?vene|(?:me\s)?couper\s(?:les\s)?veines|m'ouvrir\s(?:les\s)?veines|pulsadern\s?(?:auf)?(?:zu)?\s?(?:schneiden|aufschneiden)|handgelenke\s(?:\S+\s)?(?:auf)?schneiden|podci\w*\s(?:sobie\s)?zyly|(?:вскрыть|порезать|резать)\s(?:себе\s)?вены|リストカット|リスカ|手首を切|割腕|손목을?\s?(?:긋|그어|자르)|(?:أقطع|اقطع)\s(?:معصمي|شراييني|عروقي)|कलाई\s?काट)`,
-		`(?:покончить\s?с\s?собой|сколько\s?таблеток|хочу\s?умереть|убить\s?себя|自殺(?:する|したい|の方法)|死にたい|自杀(?:的)?方法|我想自杀|想自杀|자살(?:하고|할|하는\s?방법|방법)|죽고\s?싶|أريد\s?أن\s?أموت|سأنتحر|आत्महत्या\s?(?:करना|कर\s?ल|का\s?तरीका)|quiero\s?suicidarme|suicidarme|suicidarmi|me\s?suicider|matarme|me\s?tuer|mich\s?umbringen|me\s?matar|intihar\s?(?:etmek|edece))`,
+		`(?:покончить\s?с\s?собой|сколько\s?таблеток|хочу\s?умереть|убить\s?себя|自殺(?:する|したい|の方法)|死にたい|自杀(?:的)?方法|我想自杀|想自杀|자살(?:하고|할|하는\s?방법|방법)|죽고\s?싶|أريد\s?أن\s?أموت|سأنتحر|आत्महत्या\s?(?:करना|कर\s?ल|का\s?तरीका)|quiero\s?suicidarme|suicidarme|suicidarmi|me\s?suicider|(?:quiero|voy\sa|pienso\sen|ganas\sde|deberia)\smatarme|(?:je\svais|je\sveux|envie\sde|j'ai\senvie\sde)\sme\stuer|ich\s(?:will|werde|mochte|sollte)\smich\s(?:\S+\s)?umbringen|(?:quero|vou|penso\sem|vontade\sde)\sme\smatar|intihar\s?(?:etmek|edece)|bunuh\sdiri\ssaja|sebaiknya\s(?:kamu\s)?bunuh\sdiri|ta\sag\slivet\sav\sdig|pleeg\s(?:maar\s)?zelfmoord)`,
 	},
 	AgentManipulation: {
 		// "ignore (all) previous instructions", "reveal the system prompt" and the like, in the most used languages.
-		`(?:игнорир\w*|забудь\w*|проигнорируй\w*|отмени\w*)\s(?:\S+\s){0,3}(?:инструкци|правил|указани|промпт)`,
+		`(?:игнорир\w*|забудь\w*|проигнорируй\w*|отмени\w*)\s(?:\S+\s){0,3}(?:инструкци|указани|промпт|(?:свои|твои|ваши|все\sпредыдущие)\s(?:\S+\s)?правил)`,
 		// The system prompt asked for, not only named: talk about it names it too.
 		`(?:(?:покажи|выведи|раскрой|напечатай|отправь|скинь)\s(?:\S+\s){0,2}(?:системн\w*\s)?(?:промпт|подсказк|инструкци)|покажи\s(?:\S+\s){0,2}(?:промпт|ключ|парол|токен))`,
-		`(?:以前|前|上記|これまで|すべて|全て)の?(?:指示|命令|ルール|プロンプト)を(?:無視|忘れ)|(?:指示|命令|ルール)(?:を|は)?(?:すべて|全て|全部)?(?:無視|忘れ)|システムプロンプト.{0,16}?(?:教え|表示|見せ|出力|送|貼|投稿|返信|書い|書き|共有|公開)|(?:APIキー|秘密鍵|パスワード)を(?:教え|表示|送)`,
-		`(?:忽略|无视|忘记|忽視|無視)(?:之前|以前|先前|上面|所有|全部|你的)?(?:的)?(?:所有)?(?:指令|指示|规则|規則|提示|说明)|(?:泄露|显示|输出|告诉我|给我看|打印|发出)(?:你的)?(?:系统提示|系統提示|密钥|密码|api)|忽略.{0,12}?(?:指令|指示|规则|规定|系统提示)|系统提示词?.{0,16}?(?:贴|发|打印|输出|告诉|分享|公开|回复)`,
-		`(?:이전|모든|앞의)?\s?(?:지시|명령|규칙|프롬프트)(?:을|를|은|는)?\s?(?:무시|잊어)|(?:지시|명령|규칙|지침)(?:은|는|을|를)?\s?(?:모두|전부|다)?\s?(?:무시|잊어)|시스템\s?프롬프트.{0,16}?(?:보여|알려|출력|공개|올려|남겨|붙여)`,
+		`(?:以前|前|上記|これまで|すべて|全て)の?(?:指示|命令|ルール|プロンプト)を(?:無視|忘れ)|(?:指示|命令)(?:を|は)?(?:すべて|全て|全部)?(?:無視|忘れ)|システムプロンプト.{0,16}?(?:教え|表示|見せ|出力|送|貼|投稿|返信|書い|書き|共有|公開)|(?:APIキー|秘密鍵|パスワード)を(?:教え|表示|送)`,
+		`(?:忽略|无视|忘记|忽視|無視)(?:之前|以前|先前|上面|所有|全部|你的)?(?:的)?(?:所有)?(?:指令|指示|规则|規則|提示|说明)|(?:泄露|显示|输出|告诉我|给我看|打印|发出)(?:你的)?(?:系统提示|系統提示|密钥|密码|api)|忽略.{0,12}?(?:指令|指示|系统提示)|系统提示词?.{0,16}?(?:贴|发|打印|输出|告诉|分享|公开|回复)`,
+		`(?:이전|모든|앞의)?\s?(?:지시|명령|프롬프트)(?:을|를|은|는)?\s?(?:무시|잊어)|(?:지시|명령|지침)(?:은|는|을|를)?\s?(?:모두|전부|다)?\s?(?:무시|잊어)|시스템\s?프롬프트.{0,16}?(?:보여|알려|출력|공개|올려|남겨|붙여)`,
 		`(?:تجاهل|انس)\s(?:\S+\s){0,3}(?:التعليمات|الأوامر|القواعد)|(?:اكشف|أظهر|أرسل|اعرض)\s(?:\S+\s){0,2}(?:المفاتيح|كلمة\s?المرور|موجه)`,
 		`(?:पिछले|सभी|पहले\s?के)?\s?(?:निर्देशों|निर्देश|नियमों)\s?(?:को)?\s?(?:अनदेखा|नजरअंदाज|भूल)|सिस्टम\s?प्रॉम्प्ट.{0,24}?(?:दिखा|बता|साझा\s?कर[ोें]|कॉपी|पोस्ट|लिख|भेज)`,
-		`(?:ignora|olvida|descarta|omite)\w*\s(?:\S+\s){0,3}(?:instrucciones|reglas|indicaciones)|(?:ignore[sz]?|oublie[sz]?)\s(?:\S+\s){0,3}(?:instructions|consignes|r[eè]gles)|(?:ignorier\w*|vergiss|vergess\w*)\s(?:\S+\s){0,3}(?:anweisungen|regeln|vorgaben)|(?:ignor[ae]\w*|esque[cç]a\w*)\s(?:\S+\s){0,3}(?:instru[cç][oõ]es|regras)|(?:ignora\w*|dimentica\w*)\s(?:\S+\s){0,3}(?:istruzioni|regole)|(?:yok\s?say|görmezden\s?gel|gormezden\s?gel|unut)\w*\s(?:\S+\s){0,3}(?:talimat|kural)|(?:talimat|kural)\w*\s(?:\S+\s){0,2}(?:yok\s?say|görmezden|gormezden|unut)|(?:zignoruj|zapomnij)\s(?:\S+\s){0,3}(?:instrukcj|polece|zasad)|(?:negeer|vergeet)\s(?:\S+\s){0,3}(?:instructies|regels)`,
+		`(?:ignora|olvida|descarta|omite)\w*\s(?:\S+\s){0,3}(?:instrucciones|indicaciones|(?:tus|sus|vuestras)\s(?:\S+\s)?reglas)|(?:ignore[sz]?|oublie[sz]?)\s(?:\S+\s){0,3}(?:instructions|consignes|(?:tes|vos)\s(?:\S+\s)?r[eè]gles)|(?:ignorier\w*|vergiss|vergess\w*)\s(?:\S+\s){0,3}(?:anweisungen|vorgaben|(?:deine|eure|ihre|alle\sbisherigen|alle\svorherigen)\s(?:\S+\s)?regeln)|(?:ignor[ae]\w*|esque[cç]a\w*)\s(?:\S+\s){0,3}(?:instru[cç][oõ]es|(?:suas|tuas)\s(?:\S+\s)?regras)|(?:ignora\w*|dimentica\w*)\s(?:\S+\s){0,3}(?:istruzioni|(?:tue|sue|vostre)\s(?:\S+\s)?regole)|(?:yok\s?say|görmezden\s?gel|gormezden\s?gel|unut)\w*\s(?:\S+\s){0,3}talimat|talimat\w*\s(?:\S+\s){0,2}(?:yok\s?say|görmezden|gormezden|unut)|(?:zignoruj|zapomnij)\s(?:\S+\s){0,3}(?:instrukcj|polece)|(?:negeer|vergeet)\s(?:\S+\s){0,3}instructies|(?:abaikan|lupakan)\s(?:\S+\s){0,3}(?:instruksi|perintah)|bo\squa\s(?:\S+\s){0,3}huong\sdan|ignorera\s(?:\S+\s){0,3}instruktioner|התעלם\s(?:\S+\s){0,2}(?:ההוראות|מההוראות)`,
 		`(?:(?:muestra|revela|imprime|dame|ensena|comparte)\w*\s(?:\S+\s){0,3}prompt\s(?:del\s)?sistema|(?:montre|affiche|revele|donne|colle|imprime|envoie)[rsz]?\s(?:\S+\s){0,3}prompt\s(?:du\s)?syst[eè]me|(?:mostre|mostra|revele|imprima|envie|compartilhe)\w*\s(?:\S+\s){0,3}prompt\s(?:do\s)?sistema|(?:mostra|rivela|stampa|invia)\w*\s(?:\S+\s){0,3}prompt\s(?:di\s)?sistema|(?:zeig|gib|verrat)\w*\s(?:\S+\s){0,3}system-?prompt|sistem\s?istem\w*\s(?:\S+\s){0,3}(?:goster|yazdir|paylas|yaz))`,
 	},
 }
@@ -279,7 +314,7 @@ func buildVocabulary() (map[string]bool, int) {
 
 // grooming is what an adult writes to get a child alone, keep it secret or look at its body: with a marker of a
 // minor in the note, it is sexual_minors even without a sexual word ("the 11yo ... I'd love to get her alone").
-var grooming = newMatcherSet([]string{`\b(?:get|have|be|being) (?:her|him|you|u) (?:all )?alone\b|\balone with (?:her|him|you|u)\b|\bour (?:little )?secret\b|\b(?:don't|dont|do not|never) tell (?:your|ur) (?:mom|mum|mother|dad|father|parents|teacher)s?\b|\bdelete (?:this|these|our|the) (?:chat|messages|dms)\b|\bbody of an? (?:grown )?(?:woman|man|adult)\b|\b(?:well|so|very|fully) developed\b|\bdeveloped (?:early|for (?:her|his) age)\b|\bin (?:her|his|your|ur) (?:bikini|swimsuit|underwear|panties|bra)\b|\b(?:send|show) me (?:a )?(?:pic|pics|photo|photos|picture|pictures|selfie|selfies|video)s? (?:of (?:you|yourself)\b|in (?:your|ur) )`}, false)
+var grooming = newMatcherSet([]string{`\b(?:get|have|be|being) (?:her|him|you|u) (?:all )?alone\b|\balone with (?:her|him|you|u)\b|\bour little secret\b|\bjust between (?:you and me|us)\b|\b(?:don't|dont|do not|never) tell (?:your|ur) (?:mom|mum|mother|dad|father|parents|teacher)s?\b|\bdelete (?:this|these|our) (?:chat|messages|dms)\b|\bbody of an? (?:grown )?(?:woman|man|adult)\b|\b(?:well|so|very|fully) developed (?:for (?:her|his) age|already|body|chest|breasts)\b|\bdeveloped (?:early|for (?:her|his) age)\b|\bin (?:her|his|your|ur) (?:\w+ )?(?:bikini|swimsuit|underwear|panties|bra)\b|\b(?:video ?call|vc|facetime|meet up|hang out|chat|sleepover) with an? (?:older|grown|adult|mature) (?:guy|man|men|woman|friend|gentleman)\b|\b(?:looks?|looking) so (?:hot|sexy)\b|\bthinking about (?:her|his) body\b|\b(?:folder|pics|vids|videos|content|collection|drive|selling|sell|trade|trading)s? (?:\w+ ){0,6}(?:nothing on|in the shower|undressed|undressing|no clothes|changing|showering|bathing|naked)\b|\b(?:nothing on|in the shower|undressed|no clothes)\b.{0,60}\b(?:dm|trade|trading|link|folder|drive)\b|\b(?:send|show) me (?:a )?(?:pic|pics|photo|photos|picture|pictures|selfie|selfies|video)s? (?:of (?:you|yourself)\b|in (?:your|ur) )`}, false)
 
 // aboutGrooming marks a note that warns about grooming rather than doing it.
 var aboutGrooming = regexp.MustCompile(`\b(?:groom\w*|predators?|warning signs?|red flags?|report (?:it|them)|safeguarding|child (?:safety|protection))\b`)

@@ -15,11 +15,11 @@ var (
 	dotWord     = `(?:\(dot\)|\[dot\]|\{dot\}|<dot>|\sdot\s|\spunto\s|\(punto\)|\spunkt\s|\(punkt\)|\spoint\s|\sточка\s|\sponto\s|\s\.\s)`
 	emailSpoken = regexp.MustCompile(`\b([a-z0-9._-]{2,}(?:` + dotWord + `[a-z0-9_-]{2,})?)\s*` + atWord + `\s*([a-z0-9-]{2,})\s*` + dotWord + `\s*([a-z]{2,})\b`)
 	// A phone number as written: digits in groups with any separator, or in one run; or after a plus sign.
-	phoneRE   = regexp.MustCompile(`(?:^|[^\w.:/#-])(\+?\(?\d[\d\s().\-/·_]{6,22}\d)(?:$|[^\w:/-])`)
-	cardRE    = regexp.MustCompile(`\b(?:\d[ \-.]?){12,18}\d\b`)
+	phoneRE   = regexp.MustCompile(`(?:^|[^\w.:/#-])(\+?\(?\d[\d\s().\-/·_*]{6,22}\d)(?:$|[^\w:/-])`)
+	cardRE    = regexp.MustCompile(`\b(?:\d[ \-.|*/_]?){12,18}\d\b`)
 	ibanRE    = regexp.MustCompile(`\b[a-z]{2}\d{2}(?:[ ]?[a-z0-9]{4}){2,7}(?:[ ]?[a-z0-9]{1,4})?\b`)
 	ssnRE     = regexp.MustCompile(`\b(\d{3})[- ](\d{2})[- ](\d{4})\b`)
-	streetRE  = regexp.MustCompile(`\b\d{1,5}[a-z]?,?\s+(?:[a-z]+\s+){1,3}(?:street|st|avenue|ave|road|rd|lane|ln|boulevard|blvd|drive|dr|court|ct|terrace|crescent|close|place|pl|square|sq|highway|hwy|parkway|pkwy|rua|calle|avenida|strasse|straße|straat|via|rue|allee|weg|gasse|platz|ulitsa)\b\.?`)
+	streetRE  = regexp.MustCompile(`\b\d{1,5}[a-z]?,?\s+(?:[a-z]+\s+){1,3}(?:street|st|avenue|ave|road|rd|lane|ln|boulevard|blvd|drive|dr|court|ct|terrace|crescent|close|place|pl|square|sq|highway|hwy|parkway|pkwy|rua|calle|avenida|strasse|straße|straat|rue|allee|weg|gasse|platz|ulitsa|way|grove|mews|circle|cir|trail)\b\.?`)
 	streetPre = regexp.MustCompile(`\b(?:rua|calle|avenida|rue|via|avenue|ulica|ul\.|улица|ул\.|viale|piazza|plaza|carrer|avinguda)\s+(?:[\p{L}'.-]+\s+){1,4}\d{1,5}\b|\b\d{1,5},?\s+(?:rua|calle|avenida|rue|via|avenue)\s+[a-z]+|\b[\p{L}-]+(?:straße|strasse|str\.|weg|gasse|allee|platz|laan|straat|gracht|vej|gatan|gata)\s+\d{1,4}[a-z]?\b`)
 	secretRE  = regexp.MustCompile(`\b(?:sk-[a-z0-9_-]{20,}|sk_live_[a-z0-9]{16,}|rk_live_[a-z0-9]{16,}|ghp_[a-z0-9]{30,}|gho_[a-z0-9]{30,}|github_pat_[a-z0-9_]{30,}|xox[abpr]-[a-z0-9-]{10,}|akia[0-9a-z]{16}|aiza[0-9a-z_-]{35}|glpat-[a-z0-9_-]{20,}|hf_[a-z0-9]{30,}|ac[a-f0-9]{32})\b|-----begin [a-z ]*private key-----|\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqp)://[^\s:/]+:[^\s@/]+@`)
 	// A detail named as what it is ("my passport number is ...", "DNI: ...", "password: ...").
@@ -74,13 +74,13 @@ func streetNamed(t string, words map[string]bool) bool {
 // publicPlace reports an address given as a public place's: a museum, station, embassy, shop or venue, or what
 // visitors are told (tickets, opening hours, entry), in a note that says nothing of anyone living there
 // ("Rijksmuseum, Museumstraat 1").
-func publicPlace(t string) bool {
-	return venue.MatchString(t) && !residence.MatchString(t)
+func publicPlace(t string, start, end int) bool {
+	return venue.MatchString(t[max(0, start-120):min(len(t), end+120)]) && !residence.MatchString(t)
 }
 
 var (
 	venue     = regexp.MustCompile(`(?:museu|museo|musée|musee|muzeum|музе|basilica|basílica|basilika|sagrada|colosse?o|colosseum|kaufhaus|department store|tower|\btour\b|tickets?|entrance|admission|opening hours|open daily|exhibition|visitors?|entrada|eintritt|entrée|ingresso|billets?|biglietti|öffnungszeiten|horario|orario|horaires|galler|galerie|librar|biblio|station|bahnhof|estaci[oó]n|gare\b|airport|flughafen|aeropuerto|aéroport|universit|hospital|krankenhaus|hôpital|theat|teatro|théâtre|cathedral|kathedrale|catedral|cathédrale|church|kirche|iglesia|église|mosque|moschee|mezquita|synagog|temple|\bpark\b|\bzoo\b|stadi|\bstade\b|hotel|restaurant|\bcaf[eé]\b|\bpub\b|\bshop\b|\bstore\b|\bmall\b|market|markt|mercado|marché|headquarters|\bhq\b|embassy|botschaft|embajada|ambassade|consulate|city hall|town hall|rathaus|ayuntamiento|mairie|palace|palais|palacio|palazzo|castle|schloss|monument|memorial|\bvenue|conference|meetup|arena|\bopera\b|\boper\b|white house|opera house|parliament|parlament|bundestag|capitol|ministry|court ?house|post office|library|school of|institute|institut|instituto|centre|center|zentrum|centro|mailing address|postal address|visitor)`)
-	residence = regexp.MustCompile(`\b(?:lives?|living|resides?|residence|home|house of|apartment|apt|flat|wohnt|wohnung|zuhause|vive|mora|habite|domicile|vit à|живет|живёт|квартир\w*|dox\w*|find (?:him|her|them)|his address|her address|their address|private address|home address)\b`)
+	residence = regexp.MustCompile(`\b(?:lives?|living|resides?|residence|home|house of|apartment|apt|flat|he|she|him|his|her|they|them|their|wife|husband|kids|family|neighbou?r|door|buzzer|is at|stays?|staying|wohnt|wohnung|zuhause|vive|mora|habite|domicile|vit à|живет|живёт|квартир\w*|dox\w*|find (?:him|her|them)|his address|her address|their address|private address|home address)\b`)
 )
 
 // notAStreetName reports a match of streetRE whose words between the number and the street type are words of a
@@ -95,15 +95,20 @@ func notAStreetName(m string) bool {
 			return true
 		}
 	}
-	return false
+	// "2 TB hard drive", "a USB drive": a drive that holds data.
+	return strings.HasPrefix(f[len(f)-1], "dr") && notDrives[strings.Trim(f[len(f)-2], ",.")]
 }
+
+var notDrives = map[string]bool{"hard": true, "flash": true, "usb": true, "disk": true, "thumb": true, "external": true,
+	"network": true, "shared": true, "google": true, "ssd": true, "tape": true, "cd": true, "dvd": true, "optical": true,
+	"test": true, "boot": true, "system": true, "data": true, "backup": true, "nvme": true, "sata": true}
 
 var sentenceWords = map[string]bool{"to": true, "the": true, "a": true, "an": true, "and": true, "or": true, "of": true,
 	"for": true, "in": true, "on": true, "at": true, "is": true, "are": true, "was": true, "were": true, "we": true,
 	"you": true, "i": true, "it": true, "this": true, "that": true, "please": true, "will": true, "can": true,
 	"should": true, "must": true, "then": true, "not": true, "with": true, "from": true, "by": true, "as": true}
 
-var streetWords = []string{"street", "st", "ave", "avenue", "road", "rd", "lane", "ln", "boulevard", "blvd", "drive", "dr",
+var streetWords = []string{"way", "grove", "mews", "circle", "cir", "trail", "street", "st", "ave", "avenue", "road", "rd", "lane", "ln", "boulevard", "blvd", "drive", "dr",
 	"court", "ct", "terrace", "crescent", "close", "place", "pl", "square", "sq", "highway", "hwy", "parkway", "pkwy",
 	"rua", "calle", "avenida", "strasse", "straße", "straat", "via", "rue", "str.", "weg", "gasse", "allee", "platz",
 	"laan", "gracht", "ulica", "улица", "ул.", "piazza", "plaza", "carrer", "viale"}
@@ -113,14 +118,16 @@ var (
 	// A domain with "example" as one of its words ("hs-example.de", "pacote.example.br") is documentation's too.
 	reservedDomain = regexp.MustCompile(`(?:^|\.)(?:example\.(?:com|org|net|edu)|example|test|invalid|localhost|local)$|^example\.|(?:^|[.-])example(?:[.-]|$)`)
 	roleLocal      = regexp.MustCompile(`^(?:[a-z0-9]+[._-])?(?:security|secure|support|help|helpdesk|info|contact|press|media|abuse|privacy|dpo|legal|hello|admin|noreply|no-reply|donotreply|sales|team|webmaster|postmaster|hostmaster|cfp|jobs|careers|feedback|billing|office|service|enquiries|inquiries|hr|psirt|cert|disclosure|bugs?|report|reports|vulnerabilit(?:y|ies)|bounty|compliance|partners|marketing|newsletter|events|community|docs|maintainers|ops|oncall|it|accounts|editor|editors|letters|tips|news|redaktion|kontakt|soporte|contacto|ayuda|presse|rgpd)(?:[+._-][a-z0-9]+)?$`)
-	freeMail       = regexp.MustCompile(`^(?:gmail|googlemail|yahoo|ymail|hotmail|outlook|live|msn|aol|icloud|me|mac|proton|protonmail|pm|gmx|web|mail|yandex|qq|163|126|naver|daum|hanmail|libero|orange|free|wanadoo|t-online|seznam|wp|o2|interia|rambler|bk|inbox|list|zoho|fastmail|tutanota|tuta|hey)\.`)
+	freeMail       = regexp.MustCompile(`^(?:gmail|googlemail|yahoo|ymail|hotmail|outlook|live|msn|aol|icloud|me|mac|proton|protonmail|pm|gmx|web|mail|yandex|qq|163|126|naver|daum|hanmail|libero|orange|free|wanadoo|t-online|seznam|wp|o2|interia|rambler|bk|inbox|list|zoho|zohomail|fastmail|tutanota|tuta|hey|posteo|mailbox|duck|disroot|riseup|hushmail|runbox|startmail|mailfence|gmx|seznam|email)\.`)
 	ispMail        = regexp.MustCompile(`^(?:comcast|verizon|att|sbcglobal|bellsouth|cox|charter|earthlink|btinternet|sky|virginmedia|talktalk|ntlworld|orange|sfr|laposte|bbox|neuf|alice|tiscali|virgilio|tin|arcor|freenet|telenet|skynet|ziggo|kpnmail|planet|home|xs4all|bluewin|telia|online|docomo|ezweb|softbank|i\.softbank|au|telus|shaw|rogers|sympatico|bigpond|optusnet|iinet|xtra|uol|bol|terra|ig|prodigy|telmex|movistar|vodafone|tim|wind|onet|o2|interia|yandex|ukr|i|bk|inbox|list)\.`)
-	privateSaid    = regexp.MustCompile(`\b(?:personal|private|home|her|his|their|him|them|reach|dox\w*|leak\w*|real|privat\w*|persönlich\w*|personnel\w*|personale|pessoal|личн\w*)\b`)
+	privateSaid    = regexp.MustCompile(`\b(?:personal|private|home|her|his|their|him|them|reach|flood|spam|inbox|dm|harass\w*|dox\w*|leak\w*|real|privat\w*|persönlich\w*|personnel\w*|personale|pessoal|личн\w*)\b`)
 	// Phone numbers named as a service: helplines, hotlines, support desks, offices.
 	serviceLine = regexp.MustCompile(`(?:helpline|hotline|lifeline|infoline|info line|information line|crisis|samaritans|support|helpdesk|service|customer|office|reception|switchboard|line is|call center|call centre|seelsorge|amico|ligne|línea|linea|linha|notruf|emergency|suicid\w*|samob[oó]j\w*|selbstmord\w*|самоубийств\w*|自殺|自杀|자살|telefon zaufania|poison|befrienders|cvv|telefonseelsorge|kindertelefon|childline|988|116|toll[- ]free|freephone|gratis|free|kostenlos|gratuit\w*|numéro vert|número gratuito|горяч\w* лини|телефон доверия|相談|热线|상담|ホットライン|いのちの電話|preventie|prevention|prevención|prävention|prévention|prevenzione|atención al cliente|atencion al cliente|servicio al cliente|atendimento|sac\b|kundenservice|kundendienst|service client|servizio clienti|müşteri hizmetleri|obsługa klienta|служба поддержки|справочн\w*|代表|窓口|客服|客户服务|고객\s?센터|고객\s?상담|ग्राहक सेवा|خدمة العملاء)`)
 	// Right after a number, only words that name a service line (toll-free, free to call, anonymous, day and night)
 	// make it one: "... office" after it may be a person's.
 	serviceAfter = regexp.MustCompile(`^\W{0,3}(?:toll[- ]free|freephone|free|helpline|hotline|24/7|24h|anytime|day and night|gratuit\w*|kostenlos|gratis|anonym\w*|anoniem|confidential\w*|vertraulich)\b`)
+	machineValue = regexp.MustCompile(`^(?:0x[0-9a-f]+|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?|[0-9a-f:]+::[0-9a-f:]*|\d+(?:\.\d+)?(?:px|em|rem|pt|%|ms|s|gb|mb|kb|tb|mhz|ghz|hz)|[0-9a-f]{7,40})\W*$`)
+	timeSaid     = regexp.MustCompile(`\b(?:timestamp|epoch|unix|millis\w*|nanos\w*|ms|ns|µs|us|seconds|utc)\b`)
 	postcodeBR   = regexp.MustCompile(`^\d{5}-\d{3}$`)
 	// A unit after a number makes it a measure.
 	unitAfter = regexp.MustCompile(`^\s?(?:m/s|km/h|mph|[kmcµnμ]?m\b|[kmµμn]?s\b|[km]?g\b|[kmgt]i?b\b|px\b|%|°|hz\b|[kmg]hz\b|[km]?w\b|kwh\b|ms\b|ns\b|lbs?\b|ft\b|ml\b|rpm\b|ops\b|req\b|rows\b|bytes\b|tokens\b|users\b|downloads\b|views\b)`)
@@ -141,6 +148,9 @@ var (
 		"4000000000009995": true, "5200828282828210": true, "6200000000000005": true, "3566002020360505": true}
 )
 
+// maxPhones is how many different numbers a note may hold before it is read as a list of them.
+const maxPhones = 16
+
 // phoneRegions are tried, in order, for a number written without its country code.
 var phoneRegions = []string{"US", "GB", "DE", "FR", "ES", "IT", "NL", "BR", "IN", "PL", "TR", "RU", "JP", "KR", "CN", "MX", "AR", "PT", "AU", "CA"}
 
@@ -158,12 +168,15 @@ func personalData(v views) bool {
 			digitCount++
 		}
 	}
+	if strings.Contains(t, "(@)") || strings.Contains(t, "[@]") {
+		t = strings.NewReplacer("(@)", "@", "[@]", "@").Replace(t)
+	}
 	if strings.Contains(t, " @") || strings.Contains(t, "@ ") {
 		t = spacedAt.ReplaceAllStringFunc(t, func(m string) string { return strings.Join(strings.Fields(m), "") })
 	}
 	if strings.Contains(t, "@") {
 		for _, m := range emailRE.FindAllStringSubmatchIndex(t, -1) {
-			if personalEmail(t[m[2]:m[3]], t[m[4]:m[5]], t[max(0, m[0]-60):m[0]]) {
+			if personalEmail(t[m[2]:m[3]], t[m[4]:m[5]], near(t, m[0], m[1])) {
 				return true
 			}
 		}
@@ -173,7 +186,7 @@ func personalData(v views) bool {
 	if (words["at"] || words["arroba"] || words["bei"] || words["ät"] || words["собака"] || strings.Contains(t, "(at)") || strings.Contains(t, "[at]")) &&
 		(words["dot"] || words["punto"] || words["punkt"] || words["point"] || words["ponto"] || words["точка"] || strings.Contains(t, " . ")) {
 		for _, m := range emailSpoken.FindAllStringSubmatchIndex(t, -1) {
-			if personalEmail(t[m[2]:m[3]], t[m[4]:m[5]]+"."+t[m[6]:m[7]], t[max(0, m[0]-60):m[0]]) {
+			if personalEmail(t[m[2]:m[3]], t[m[4]:m[5]]+"."+t[m[6]:m[7]], near(t, m[0], m[1])) {
 				return true
 			}
 		}
@@ -188,7 +201,9 @@ func personalData(v views) bool {
 			if serviceLine.MatchString(m[0][:len(m[0])-len(m[1])]) {
 				continue // "Telefonseelsorge: 0800 111 0 111": the label says it is a helpline
 			}
-			if !placeholder.MatchString(m[1]) && strings.ContainsFunc(m[1], unicode.IsDigit) || len(m[1]) >= 8 && strings.Contains(m[0], "pass") {
+			// "pin: 13", "cell: B12", "address: 10.0.0.5", "mobile: 375px" label no one's detail: a person's has
+			// four digits or more, and is no address of a machine or a size.
+			if !placeholder.MatchString(m[1]) && len(digits(m[1])) >= 4 && !machineValue.MatchString(m[1]) || len(m[1]) >= 8 && strings.Contains(m[0], "pass") {
 				return true
 			}
 		}
@@ -199,7 +214,7 @@ func personalData(v views) bool {
 				// "123 Example Street", "123 Main St, Anytown": the addresses of documentation and test data.
 				// "2 features to drive adoption", "3 tests, please close": a street's name holds no such words.
 				if !placeholder.MatchString(t[loc[0]:min(len(t), loc[1]+12)]) && !notAStreetName(t[loc[0]:loc[1]]) &&
-					!publicPlace(t) {
+					!publicPlace(t, loc[0], loc[1]) {
 					return true
 				}
 			}
@@ -231,7 +246,7 @@ func personalData(v views) bool {
 	for _, loc := range when(dense >= 13, cardRE.FindAllStringIndex)(t, -1) {
 		before := t[max(0, loc[0]-60):loc[0]]
 		m := t[loc[0]:loc[1]]
-		if d := digits(m); luhn(d) && !testCards[d] && !placeholderDigits(d) && !isbn(d) && !exampleSaid.MatchString(near(t, loc[0], loc[1])) && !isbnLabel.MatchString(before) && (cardGroups.MatchString(m) || !orderNear.MatchString(before)) {
+		if d := digits(m); luhn(d) && !testCards[d] && !placeholderDigits(d) && !isbn(d) && !exampleSaid.MatchString(near(t, loc[0], loc[1])) && !timeSaid.MatchString(near(t, loc[0], loc[1])) && !isbnLabel.MatchString(before) && (cardGroups.MatchString(m) || !orderNear.MatchString(before)) {
 			return true
 		}
 	}
@@ -240,7 +255,18 @@ func personalData(v views) bool {
 			return true
 		}
 	}
+	// Each number is read once, however often it is written; a note of more than maxPhones different numbers
+	// is a list of them, refused as one, not a reason to parse each in twenty countries' formats.
+	read := map[string]bool{}
 	for _, loc := range when(dense >= 8, phoneRE.FindAllStringSubmatchIndex)(t, -1) {
+		key := digits(t[loc[2]:loc[3]])
+		if read[key] {
+			continue
+		}
+		if len(read) == maxPhones {
+			return true
+		}
+		read[key] = true
 		if phoneNumber(t, loc[2], loc[3]) {
 			return true
 		}
@@ -276,7 +302,7 @@ func denseDigits(t string) int {
 		case r >= '0' && r <= '9':
 			n++
 			most = max(most, n)
-		case r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '(' || r == ')' || r == '.' || r == '-' || r == '/' || r == '·' || r == '_':
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '(' || r == ')' || r == '.' || r == '-' || r == '/' || r == '·' || r == '_' || r == '*':
 		default:
 			n = 0
 		}
@@ -324,7 +350,7 @@ func partOfLongerNumber(t string, start, end int) bool {
 
 // personalEmail reports whether an address belongs to a person: not a reserved example domain, and not an
 // organisation's role address (a role name at a domain that is not a free mail provider).
-func personalEmail(local, domain, before string) bool {
+func personalEmail(local, domain, around string) bool {
 	for _, r := range []*strings.Replacer{nil, digitLetters, digitLettersI} {
 		l, d := local, domain
 		if r != nil { // "supp0rt@examp1e.com" is the role address and the domain it imitates
@@ -336,7 +362,7 @@ func personalEmail(local, domain, before string) bool {
 	}
 	// A person's mailbox is at a mail provider or an internet provider; an address at an organisation's own domain
 	// is one it publishes (a maintainer's, a press officer's) unless the note says it is private.
-	return freeMail.MatchString(domain) || ispMail.MatchString(domain) || privateSaid.MatchString(before)
+	return freeMail.MatchString(domain) || ispMail.MatchString(domain) || privateSaid.MatchString(around)
 }
 
 // digitLetters read digits as the letters they imitate, with 1 as l and, in digitLettersI, as i.
@@ -365,10 +391,10 @@ func phoneNumber(t string, start, end int) bool {
 	if start > 1 && t[start-1] == '+' && (wordByte(t[start-2]) || t[start-2] == '.') {
 		return false // "4.12.0+20240611.1732": a build's metadata
 	}
-	if placeholderDigits(d) || issn(s) || postcodeBR.MatchString(s) || unitAfter.MatchString(t[end:min(len(t), end+8)]) {
+	if placeholderDigits(d) || issn(s) || singleDigitGroups(s) || postcodeBR.MatchString(s) || unitAfter.MatchString(t[end:min(len(t), end+8)]) {
 		return false // "0000 0000": a placeholder; "0395-2649": a serial's ISSN; "01310-200": a CEP; "299 792 458 m/s"
 	}
-	if !plus && !strings.ContainsAny(s, " -.()/·_") && d[0] != '0' && !phoneNear.MatchString(before) {
+	if !plus && !strings.ContainsAny(s, " -.()/·_*") && d[0] != '0' && !phoneNear.MatchString(before) {
 		return false // a plain count, timestamp or id, not written as a phone number
 	}
 	if !validPhone(s, plus) {
@@ -391,6 +417,26 @@ func phoneNumber(t string, start, end int) bool {
 // near is the text around t[start:end]: sixty bytes before and after it.
 func near(t string, start, end int) string {
 	return t[max(0, start-60):start] + " " + t[end:min(len(t), end+60)]
+}
+
+// singleDigitGroups reports a list of small numbers ("4 8 15 16 23 42", "2 3 5 7 11 13"): groups of one digit
+// beside groups of two and none longer, which is how no country writes a phone number ("2 1 2 - 8 6 7" spells one
+// out digit by digit, and "06 12 34 56 78" is in pairs).
+func singleDigitGroups(s string) bool {
+	one, two := 0, 0
+	for i, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' || r == ';' }) {
+		switch {
+		case strings.IndexFunc(f, func(r rune) bool { return r < '0' || r > '9' }) >= 0:
+			return false
+		case len(f) == 1 && !(i == 0 && strings.HasPrefix(s, "+")):
+			one++
+		case len(f) == 2:
+			two++
+		case len(f) > 2:
+			return false
+		}
+	}
+	return one >= 2 && two >= 1
 }
 
 // placeholderDigits reports one digit repeated seven times or more ("0000 0000", a nil UUID): a placeholder, not
@@ -489,29 +535,39 @@ func init() {
 	}
 }
 
-// spelledDigits writes runs of six or more spelled digits ("five five five one two ...") as digits.
+// spelledDigits writes runs of spelled digits, alone or mixed with numerals ("five five five one two ...", "two one
+// two, 867 five three oh nine"), as digits after the text, when a run holds six digits or more, two of them spelled.
 func spelledDigits(s string) string {
 	isSep := func(r rune) bool { return unicode.IsSpace(r) || r == ',' || r == '-' }
-	run := 0
+	numeral := func(f string) bool {
+		return len(f) <= 4 && strings.IndexFunc(f, func(r rune) bool { return r < '0' || r > '9' }) < 0
+	}
+	found, n, spelled := false, 0, 0
 	for f := range strings.FieldsFuncSeq(s, isSep) {
-		if _, ok := numberWords[f]; ok {
-			if run++; run >= 6 {
-				break
-			}
-		} else {
-			run = 0
+		switch _, ok := numberWords[f]; {
+		case ok:
+			n, spelled = n+1, spelled+1
+		case numeral(f):
+			n += len(f)
+		default:
+			n, spelled = 0, 0
+		}
+		if n >= 6 && spelled >= 2 {
+			found = true
+			break
 		}
 	}
-	if run < 6 {
+	if !found {
 		return s
 	}
-	words := strings.FieldsFunc(s, isSep)
 	var b strings.Builder
 	b.WriteString(s)
 	b.WriteString(" ")
-	for _, w := range words {
-		if d, ok := numberWords[w]; ok {
+	for f := range strings.FieldsFuncSeq(s, isSep) {
+		if d, ok := numberWords[f]; ok {
 			b.WriteByte(d)
+		} else if numeral(f) {
+			b.WriteString(f)
 		} else {
 			b.WriteByte(' ')
 		}

@@ -447,6 +447,16 @@ func windowsMatch(m matcher, s string, hits []int, match func(string) bool) bool
 	return found
 }
 
+// firstUnfiltered is first without literals or windows: every matcher reads all of s. Tests compare the two.
+func (ms *matcherSet) firstUnfiltered(s string) int {
+	for i, m := range ms.matchers {
+		if m.re.MatchString(s) {
+			return i
+		}
+	}
+	return -1
+}
+
 // firstWhole is first without windows: every candidate reads all of s. Tests compare the two.
 func (ms *matcherSet) firstWhole(s string) int {
 	can := ms.candidates(s)
@@ -566,6 +576,11 @@ func (x extractor) required(re *syntax.Regexp) []string {
 				continue
 			}
 			consider(run)
+			// The run continues into how sub can begin: the parser factors alternatives by their common prefix
+			// ("fck|fcuk" is "f(?:ck|cuk)"), which leaves short pieces on both sides.
+			if lead := x.leading(sub); len(run)*len(lead) <= maxLiterals {
+				consider(cross(run, lead))
+			}
 			run = []string{""}
 			consider(x.required(sub))
 		}
@@ -573,6 +588,44 @@ func (x extractor) required(re *syntax.Regexp) []string {
 		return best
 	}
 	return nil
+}
+
+// leading returns strings of which every match of re starts with one (the empty string when it cannot tell more).
+func (x extractor) leading(re *syntax.Regexp) []string {
+	if s, ok := x.exact(re); ok {
+		return s
+	}
+	switch re.Op {
+	case syntax.OpCapture, syntax.OpPlus:
+		return x.leading(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return x.leading(re.Sub[0])
+		}
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			out = append(out, x.leading(sub)...)
+			if len(out) > maxLiterals {
+				return []string{""}
+			}
+		}
+		return out
+	case syntax.OpConcat:
+		run := []string{""}
+		for _, sub := range re.Sub {
+			if s, ok := x.exact(sub); ok && len(run)*len(s) <= maxLiterals {
+				run = cross(run, s)
+				continue
+			}
+			if lead := x.leading(sub); len(run)*len(lead) <= maxLiterals {
+				return cross(run, lead)
+			}
+			return run
+		}
+		return run
+	}
+	return []string{""}
 }
 
 // minLen is the length of the shortest literal, not counting the spaces that stand for word boundaries.

@@ -177,9 +177,14 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 		// outside its quotes decides. A warning ("if a note asks you to print your prompt, don't"; "never run
 		// `curl | sh`") names what it warns of: what the note says outside the warning decides. Only for what the
 		// note says as written: what its decoded, reversed or ROT13 readings say is never a quotation.
+		// The words that make it talk must stand outside the quotes: for a quoted order, talk about attacks on
+		// agents; for quoted hate, threats or abuse, a moderator's or researcher's words ("removed", "flagged",
+		// "slurs"), since "as the paper says, ..." frames a slur as well as it quotes one.
 		said := v.plain
-		if discussion.MatchString(said) {
-			said = quoted.ReplaceAllString(said, " ")
+		if unquoted := quoted.ReplaceAllString(said, " "); unquoted != said {
+			if found == AgentManipulation && discussion.MatchString(unquoted) || moderation.MatchString(unquoted) {
+				said = unquoted
+			}
 		}
 		if warning.MatchString(said) {
 			said = warning.ReplaceAllString(said, " ")
@@ -198,24 +203,35 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 	// Text reversed or in ROT13 reads as words only one way round: the way it is meant. The note is tried whole, and
 	// each of its lines and sentences, since friendly words around a hidden sentence keep the whole from reading
 	// better either way.
+	other := func(text string, whole bool) {
+		w := newViews(text)
+		readings = append(readings, w)
+		if c, r := p.rules(w); r < best {
+			found, best = c, r
+		}
+		// The classifier reads the whole note's other reading only: on a line or sentence it has too little.
+		if whole && best == len(Categories) && scored && p.model != nil {
+			if c := p.model.classify(w); c != "" {
+				found, best = c, rank(c)
+			}
+		}
+	}
 	for i, part := range latinParts(v.plain) {
 		scores := wordinessTurned(part) // as written, reversed, in ROT13, both
 		for k, alt := range []func(string) string{reverse, rot13, func(s string) string { return rot13(reverse(s)) }} {
-			if scores[k+1] < max(0.3, scores[0]+0.15) {
-				continue
-			}
-			w := newViews(alt(part))
-			readings = append(readings, w)
-			if c, r := p.rules(w); r < best {
-				found, best = c, r
-			}
-			// The classifier reads the whole note's other reading only: on a line or sentence it has too little.
-			if i == 0 && part == v.plain && best == len(Categories) && scored && p.model != nil {
-				if c := p.model.classify(w); c != "" {
-					found, best = c, rank(c)
-				}
+			if scores[k+1] >= max(0.3, scores[0]+0.15) {
+				other(alt(part), i == 0 && part == v.plain)
 			}
 		}
+		// A note that reads as no English either way may be in another shift of the alphabet (Caesar's three).
+		if i == 0 && scores[0] < 0.2 && scores[2] < 0.3 {
+			if k, score := bestShift(part); score >= max(0.3, scores[0]+0.15) {
+				other(caesar(part, k), part == v.plain)
+			}
+		}
+	}
+	if f := flipped(v.plain); f != "" { // "ʍoɹɹoɯoʇ noʎ llᴉʞ": upside down, read the right way up
+		other(f, true)
 	}
 	if depth > 0 {
 		for _, d := range decoded(text) {
@@ -246,16 +262,20 @@ var (
 	// quoted spans: what a note quotes rather than says.
 	quoted = regexp.MustCompile("\"[^\"]{2,}\"|(?:^|[\\s(\\[:])'(?:[^'\\n]|'\\pL){3,}'|“[^”]{4,}”|‘[^’]{4,}’|«[^»]{4,}»|„[^“”]{4,}[“”]|`[^`]{4,}`|「[^」]{2,}」|『[^』]{2,}』")
 	// discussion marks a note that talks about manipulation rather than doing it.
-	discussion = regexp.MustCompile(`\b(?:prompt injections?|injection|jailbreaks?|payloads?|attacks?|attackers?|defen[cs]es?|defend|filters?|classifiers?|detect\w*|saniti[sz]\w*|untrusted|red ?team\w*|research\w*|strings?|patterns?|phrases?|examples?|such as|e\.g\.|moderat\w*|quot\w*|literal\w*|treat(?:ed|s|ing)? (?:it|them|that|this) as|says?|said|wrote|writes|logged|log them|in the wild|scraped|training data|dataset|benchmark|owasp|paper|claims?|myths?|debunk\w*|falls apart|context|asked|slurs?|hate speech|propaganda|dog ?whistles?|memes?|explain\w*|write-?up|post-?mortem|reported|reports?|alert|warning|phishing|scams?|taxonomy|found notes?|hidden in|flag\w*|markers?|mod notes?|mods|removed|antisemiti\w*|racis[tm]\w*)\b|プロンプトインジェクション|インジェクション|注入攻击|提示注入|提示词注入|注入|攻撃|防御|审核|モデレーション|프롬프트\s?인젝션|인젝션|공격|신고|इंजेक्शन|हमला|حقن|инъекци\w*|модерац\w*|inyecci[oó]n|injection de prompt|prompt-injection|injeç[aã]o|iniezione|wstrzykiw\w*|enjeksiyon\w*|injektion\w*|moderaç[aã]o|moderación|пример\w*|цитир\w*|ejemplo|beispiel\w*|exemple|esempio|exemplo|örnek|przykład\w*|例えば|引用|可疑|标注|示例|例子|인용|설명|예시|데이터|उदाहरण|مثال|zitat\w*|citation|cita`)
+	discussion = regexp.MustCompile(`\b(?:prompt injections?|injection|jailbreaks?|payloads?|attacks?|attackers?|defen[cs]es?|defend|filters?|classifiers?|detect\w*|saniti[sz]\w*|untrusted|red ?team\w*|research\w*|treat(?:ed|s|ing)? (?:it|them|that|this) as|quot\w*|explain\w*|examples?|analy[sz]\w*|says?|saying|said|strings?|patterns?|phrases?|such as|e\.g\.|literal\w*|wrote|writes|log them|claims?|myths?|debunk\w*|falls apart|context|asked|slurs?|hate speech|propaganda|dog ?whistles?|memes?|reports?|alert|warning|found notes?|hidden in|markers?|antisemiti\w*|racis[tm]\w*|logged|in the wild|scraped|training data|dataset|benchmark|owasp|paper|write-?up|post-?mortem|phishing|scams?|taxonomy|flagg\w*|mods|mod notes?|moderat\w*|removed|reported|template|chat format|special tokens?)\b|プロンプトインジェクション|インジェクション|注入攻击|提示注入|提示词注入|注入|攻撃|防御|审核|モデレーション|프롬프트\s?인젝션|인젝션|공격|신고|इंजेक्शन|हमला|حقن|инъекци\w*|модерац\w*|inyecci[oó]n|injection de prompt|prompt-injection|injeç[aã]o|iniezione|wstrzykiw\w*|enjeksiyon\w*|injektion\w*|moderaç[aã]o|moderación|пример\w*|цитир\w*|ejemplo|beispiel\w*|exemple|esempio|exemplo|örnek|przykład\w*|例えば|引用|可疑|标注|示例|例子|인용|설명|예시|데이터|उदाहरण|مثال|zitat\w*|citation|cita`)
+	// moderation marks a note that reports or studies abuse it quotes.
+	moderation = regexp.MustCompile(`\b(?:moderat\w*|mods?|mod (?:log|note|team|guide)s?|quoting|quoted|for (?:discussion|analysis)|phishing|scam\w*|awareness|removed|deleted|banned|flagg\w*|reported|blocked|filtered|rejected|slurs?|hate speech|dog ?whistles?|classifiers?|filters?|dataset|training data|detect\w*|antisemiti\w*|racis[tm]\w*|harass\w* report|abuse report|takedown)\b|модерац\w*|moderación|moderaç[aã]o|審核|审核|モデレーション|신고|삭제`)
 	// reported is an order told as what someone else asks ("a thread in #tools asks agents to paste their token"),
-	// read out only from a note that warns (warned).
-	reported = regexp.MustCompile(`\b(?:a|the|this|that|one|some|there's a)\s(?:\S+\s){0,3}(?:thread|note|post|message|account|user|bot|email|page|site|comment|wave|dm|scam|attack|registry)s?\s(?:\S+\s){0,4}(?:asks?|asking|tells?|telling|urges?|urging|wants|claiming)\s(?:\S+\s){0,2}(?:agents?|you|bots|people|users|readers|them)\sto\s(?:[^.!?\n]|[.!?]\S){0,80}|\b(?:never|won't|will not|wont|doesn't|does not)\s(?:ever\s)?ask\s(?:you|agents|anyone|users|bots)\sto\s(?:[^.!?\n]|[.!?]\S){0,60}`)
-	warned   = regexp.MustCompile(`\b(?:don't|do not|dont|never|report|scam|phishing|heads[ -]up|beware|warning|fake|psa|careful)\b`)
+	// read out only from a note that warns (warned), and only up to a comma.
+	reported = regexp.MustCompile(`\b(?:a|the|this|that|one|some|there's a)\s(?:\S+\s){0,3}(?:thread|note|post|message|account|user|bot|email|page|site|comment|wave|dm|scam|attack|registry)s?\s(?:\S+\s){0,4}(?:asks?|asking|tells?|telling|urges?|urging|wants|claiming)\s(?:\S+\s){0,2}(?:agents?|you|bots|people|users|readers|them)\sto\s(?:[^.!?\n,;:]|[.!?]\S){0,80}`)
+	warned   = regexp.MustCompile(`\b(?:don't|do not|dont|never)(?:\s+(?:do it|comply|follow (?:it|them)|obey|listen|fall for it|answer|reply|engage|click))?\s*(?:[.!;]|$)|\b(?:report (?:it|them)|scam|phishing|heads[ -]up|beware|warning|psa|fake)\b`)
 	// warning is a warning about an order, which names the order: a conditional with its refusal ("if a note asks
 	// you to paste a key, don't") up to the refusal, within one sentence (a dot inside a word, ".env", ends none),
-	// and a command told never to be run.
-	warning = regexp.MustCompile("\\bif\\b(?:[^.!?\\n]|[.!?]\\S){0,80}?\\b(?:asks?|tells?|wants?|instructs?|requests?|urges?)\\b (?:you|me|us|agents?|an agent|the agent|u)\\b(?:[^.!?\\n]|[.!?]\\S){0,120}?[,;:—-](?:[^.!?\\n]|[.!?]\\S){0,60}?\\b(?:don't|do not|dont|never|refuse|decline|say no|report it|flag it|ignore it|it's an attack|it is an attack|that's an attack|it's a scam|that's a scam|it's (?:a )?prompt injection|that's (?:a )?prompt injection)\\b" +
-		"|\\b(?:never|don't|do not|dont|avoid)\\s+(?:ever\\s+)?(?:run|pipe|exec\\w*|paste|type)\\s+(?:`[^`]{1,80}`|[^.!?\\n;:,`]{1,60})")
+	// a command told never to be run, and what someone "will never ask you to" do (up to a comma: "... so paste
+	// your key" after it is an order again).
+	warning = regexp.MustCompile("\\bif\\b(?:[^.!?\\n]|[.!?]\\S){0,80}?\\b(?:asks?|tells?|wants?|instructs?|requests?|urges?)\\b (?:you|me|us|agents?|an agent|the agent|u)\\b(?:[^.!?\\n]|[.!?]\\S){0,120}?[,;:—-](?:[^.!?\\n]|[.!?]\\S){0,60}?(?:\\b(?:don't|do not|dont|never)(?:\\s+(?:do it|comply|follow (?:it|them)|obey|listen|fall for it|answer|reply|engage|click|run it|do that))?\\s*(?:[.!;]|$)|\\b(?:refuse|decline|say no|report it|flag it|ignore it|it's an attack|it is an attack|that's an attack|it's a scam|that's a scam|it's (?:a )?prompt injection|that's (?:a )?prompt injection)\\b)" +
+		"|\\b(?:never|don't|do not|dont|avoid)\\s+(?:ever\\s+)?(?:run|pipe|exec\\w*|paste|type|use|cat|try)\\s+(?:`[^`]{1,80}`|[^.!?\\n;:,`]{1,60})" +
+		"|\\b(?:never|won't|will not|wont|doesn't|does not)\\s(?:ever\\s)?ask\\s(?:you|agents|anyone|users|bots)\\sto\\s(?:[^.!?\\n,;:]|[.!?]\\S){0,60}")
 )
 
 // groomsMinor reports words of grooming or about a child's body (grooming), in a note that does not warn about it.
@@ -289,7 +309,11 @@ var minorRE = regexp.MustCompile(`\b(?:(?:turned|aged?|is|are|am|ur|u r|you're|y
 // rules matches the lexicons against every reading of v.
 func (p *Pipeline) rules(v views) (Category, int) {
 	readings := []string{p.clean(v.words)}
-	for _, r := range []string{p.clean(v.leet), p.clean(v.joined)} {
+	alts := []string{p.clean(v.leet), p.clean(v.joined)}
+	if oneForL(v.plain) { // "ki11 a11": leet reads 1 as i, and it stands for l as often
+		alts = append(alts, p.clean(tokens(strings.ReplaceAll(v.plain, "1", "l"), true, true)))
+	}
+	for _, r := range alts {
 		if !slices.Contains(readings, r) { // most notes read the same every way
 			readings = append(readings, r)
 		}
@@ -310,6 +334,24 @@ func (p *Pipeline) rules(v views) (Category, int) {
 		}
 	}
 	return found, best
+}
+
+// oneForL reports a 1 between letters, or doubled after one ("k1ll", "ki11"): where a 1 may stand for an l.
+func oneForL(s string) bool {
+	letter := func(i int) bool {
+		return i >= 0 && i < len(s) && ('a' <= s[i] && s[i] <= 'z' || 'A' <= s[i] && s[i] <= 'Z')
+	}
+	for i := strings.IndexByte(s, '1'); i >= 0 && i < len(s); {
+		if letter(i-1) && (letter(i+1) || i+1 < len(s) && s[i+1] == '1') {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], '1')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+	}
+	return false
 }
 
 // wordinessTurned is the wordiness of a text (the share of its words of two letters or more that are among the most
@@ -349,6 +391,83 @@ func wordinessTurned(text string) [4]float64 {
 	}
 	return out
 }
+
+// bestShift is the shift of the alphabet (other than ROT13's) under which the most words of text are common English
+// words, and their share.
+func bestShift(text string) (int, float64) {
+	var words [][]byte
+	eachWord(text, true, func(w []byte) {
+		if len(w) >= 2 {
+			words = append(words, append([]byte(nil), w...))
+		}
+	})
+	best, share := 0, 0.0
+	buf := make([]byte, 0, 32)
+	for k := 1; k < 26 && len(words) > 0; k++ {
+		if k == 13 {
+			continue
+		}
+		known := 0
+		for _, w := range words {
+			buf = append(buf[:0], w...)
+			if commonWords[string(shiftBytes(buf, k))] {
+				known++
+			}
+		}
+		if s := float64(known) / float64(len(words)); s > share {
+			best, share = k, s
+		}
+	}
+	return best, share
+}
+
+// caesar shifts the Latin letters of s by k places.
+func caesar(s string, k int) string { return string(shiftBytes([]byte(s), k)) }
+
+func shiftBytes(b []byte, k int) []byte {
+	for i, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z':
+			b[i] = 'a' + byte((int(c-'a')+k)%26)
+		case c >= 'A' && c <= 'Z':
+			b[i] = 'A' + byte((int(c-'A')+k)%26)
+		}
+	}
+	return b
+}
+
+// flipped reads text written upside down ("ʍoɹɹoɯoʇ noʎ llᴉʞ") the right way up: turned round, each letter read as
+// the one it is drawn from. "" when the text has fewer than two letters that only upside-down writing uses.
+func flipped(text string) string {
+	if isASCII(text) {
+		return ""
+	}
+	n := 0
+	for _, r := range text {
+		if r >= 0x100 && upsideOnly[r] {
+			n++
+		}
+	}
+	if n < 2 {
+		return ""
+	}
+	rs := []rune(text)
+	slices.Reverse(rs)
+	for i, r := range rs {
+		if l, ok := upright[r]; ok {
+			rs[i] = l
+		}
+	}
+	return string(rs)
+}
+
+var (
+	upright = map[rune]rune{'ɐ': 'a', 'q': 'b', 'ɔ': 'c', 'p': 'd', 'ǝ': 'e', 'ə': 'e', 'ɟ': 'f', 'ƃ': 'g', 'ɥ': 'h', 'ᴉ': 'i',
+		'ı': 'i', 'ɾ': 'j', 'ʞ': 'k', 'ɯ': 'm', 'u': 'n', 'd': 'p', 'b': 'q', 'ɹ': 'r', 'ʇ': 't', 'n': 'u', 'ʌ': 'v', 'ʍ': 'w',
+		'ʎ': 'y', '∀': 'a', 'Ɔ': 'c', 'Ǝ': 'e', 'Ⅎ': 'f', '⅁': 'g', 'ſ': 'j', 'Ꞁ': 'l', 'Ԁ': 'p', 'Ꞟ': 'u', 'Λ': 'v', '⅄': 'y'}
+	upsideOnly = map[rune]bool{'ɐ': true, 'ɔ': true, 'ǝ': true, 'ɟ': true, 'ƃ': true, 'ɥ': true, 'ᴉ': true, 'ı': true,
+		'ɾ': true, 'ʞ': true, 'ɯ': true, 'ɹ': true, 'ʇ': true, 'ʌ': true, 'ʍ': true, 'ʎ': true, '∀': true, 'Ǝ': true, '⅄': true}
+)
 
 // rot13Bytes is rot13 in place.
 func rot13Bytes(b []byte) []byte {
@@ -491,7 +610,7 @@ func spammy(v views) bool {
 			}
 		}
 	}
-	return letters >= 40 && upper*10 >= letters*7 || strings.Count(v.raw, "!") >= 8
+	return letters >= 40 && upper*10 >= letters*7 || strings.Count(v.raw, "!")-strings.Count(v.raw, "!=") >= 8
 }
 
 // squeezePattern squeezes the letters of a regular expression as squeeze does text, leaving its syntax alone:

@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -425,6 +426,51 @@ func joinSplit(s string) []string {
 		out = append(out, squeeze(p))
 	}
 	flush()
+	return mergeVocab(out)
+}
+
+// mergeVocab joins two or three neighbouring pieces into one word when together they make a word of the lexicons,
+// one of them is short (three letters at most) and one is no word of its own ("nu des", "sys tem pro mpt", "in struc
+// tions").
+func mergeVocab(words []string) []string {
+	odd := func(w string) bool { return !commonWords[w] && !vocabulary[w] }
+	var out []string
+	buf := make([]byte, 0, 32)
+	for i := 0; i < len(words); i++ {
+		merged := false
+		for n := 3; n >= 2 && !merged; n-- {
+			if i+n > len(words) {
+				continue
+			}
+			parts := words[i : i+n]
+			short, long := false, false
+			for _, w := range parts {
+				short = short || len(w) <= 3
+				long = long || len(w) > 6
+			}
+			if !short || long || !slices.ContainsFunc(parts, odd) {
+				continue
+			}
+			buf = buf[:0]
+			for _, w := range parts {
+				buf = append(buf, w...)
+			}
+			if w := squeeze(string(buf)); len(w) >= 5 && vocabulary[w] {
+				if out == nil {
+					out = append(make([]string, 0, len(words)), words[:i]...)
+				}
+				out = append(out, w)
+				i += n - 1
+				merged = true
+			}
+		}
+		if !merged && out != nil {
+			out = append(out, words[i])
+		}
+	}
+	if out == nil {
+		return words
+	}
 	return out
 }
 
