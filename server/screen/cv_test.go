@@ -25,6 +25,8 @@ var pads = []string{
 // sentences. Decisions recorded in the code were made on these figures:
 //
 //   - 2^19 hash buckets: 2^16 lost six points of recall at 1% to collisions; 2^20 gained half a point more.
+//   - signed hashing (a bit of each feature's hash is its sign, so features that share a bucket cancel out on
+//     average): 85.3% to 85.6% at 1%, 88.7% to 89.5% at 1.5%, padded notes 46.8% to 47.1% (session 8).
 //   - AdaGrad rate 0.2 rather than 0.4: a point more at 1.5% and 2%.
 //   - the padded copies of harmful notes in trainingSet: 76% to 80% at 1%, and padded notes 33% to 40%.
 //   - Tried and dropped: word trigrams, character 2- and 6-grams, n-grams of the letter-joined reading (a point or
