@@ -22,12 +22,12 @@ var (
 	percentRun  = regexp.MustCompile(`(?:%[0-9A-Fa-f]{2}[^%\s]{0,3}){3,}`)
 	base64Whole = regexp.MustCompile(`^[A-Za-z0-9+/_-]{16,}={0,2}$`)
 	base32Run   = regexp.MustCompile(`\b[A-Z2-7]{16,}=*`)
-	codesRun    = regexp.MustCompile(`\b(?:(?:3[2-9]|[4-9]\d|1[01]\d|12[0-6])[ ,]+){5,}(?:3[2-9]|[4-9]\d|1[01]\d|12[0-6])\b`)
+	codesRun    = regexp.MustCompile(`\b(?:(?:3[2-9]|[4-9]\d|1[01]\d|12[0-6])[ ,;.:/|-]+){5,}(?:3[2-9]|[4-9]\d|1[01]\d|12[0-6])\b`)
 	escapeRun   = regexp.MustCompile(`(?i)\\u[0-9a-f]{4}|\\x[0-9a-f]{2}|&#x?[0-9a-f]+;|&[a-z]+;`)
 )
 
-// smallNumbers is the longest run of numbers of two or three digits separated by spaces or commas, which a run of
-// character codes is made of.
+// smallNumbers is the longest run of numbers of two or three digits separated by spaces or punctuation, which a
+// run of character codes is made of.
 func smallNumbers(s string) int {
 	most, n, digits := 0, 0, 0
 	for i := 0; i <= len(s); i++ {
@@ -42,7 +42,7 @@ func smallNumbers(s string) int {
 			n = 0
 		}
 		digits = 0
-		if i < len(s) && s[i] != ' ' && s[i] != ',' {
+		if i < len(s) && !strings.ContainsRune(" ,;.:/|-", rune(s[i])) {
 			n = 0
 		}
 	}
@@ -157,7 +157,7 @@ func decoded(s string) []string {
 	}
 	for _, m := range when(smallNumbers(s) >= 6, codesRun.FindAllString)(s, 4) { // "107 105 108 108 32 ...": character codes
 		var b strings.Builder
-		for _, f := range strings.FieldsFunc(m, func(r rune) bool { return r == ' ' || r == ',' }) {
+		for _, f := range strings.FieldsFunc(m, func(r rune) bool { return strings.ContainsRune(" ,;.:/|-", r) }) {
 			if n, err := strconv.Atoi(f); err == nil && n >= 32 && n < 0x10000 {
 				b.WriteRune(rune(n))
 			}

@@ -41,7 +41,7 @@ var patterns = map[Category][]string{
 		`\bkill all (?:the |of the )(?:jews|muslims|immigrants|refugees|migrants|blacks|whites|gays|arabs|foreigners|mexicans|asians|gypsies|christians|hindus|sikhs|trannies)\b`,
 		`\b(?:kill|shoot|murder|gas|hang|stab|lynch|burn) (?:every|each|all|any) (?:single )?(?:immigrant|jew|muslim|refugee|migrant|black|gay|arab|foreigner|mexican|asian)s?\b`,
 		`\b(?:put|putting|pump|pumping) (?:a|one|two|\d+) (?:bullets?|rounds?) (?:in|into|through) (?:your|ur|his|her|their) (?:head|skull|brain|face|chest)\b`,
-		`\bammonium nitrate\b.{0,60}\b(?:diesel|fuel oil|nails|shrapnel|detonat\w*|blasting cap)\b|\bpressure cooker\b.{0,60}\b(?:nails|shrapnel|ball bearings|detonat\w*|explosive\w*)\b`,
+		`\b(?:mix|pack|add|combine|fill|put|build|make|soak)\b.{0,40}\b(?:ammonium nitrate|pressure cooker)\b.{0,60}\b(?:diesel|fuel oil|nails|shrapnel|ball bearings|detonat\w*|blasting cap)\b`,
 		`\bkill all (?:humans|people|men|women|\w+ people)\b`,
 	},
 	SelfHarm: {
@@ -52,7 +52,7 @@ var patterns = map[Category][]string{
 		`\b(?:commit suicide|suicide method\w*|how to (?:commit )?suicide|painless (?:way|ways) to die|best way to die|lethal dose|overdose on|od on)\b`,
 		`\b(?:self ?harm\w*|self ?injur\w*)\b.{0,30}\b(?:tips|how|ways|guide|method\w*|encourage\w*|try it)\b`,
 		`\bno reason to (?:live|go on)\b`,
-		`\b(?:way|ways|method|how) to end (?:it|things|my life|it all)\b|\bend (?:it|things) (?:quietly|painlessly|for good|tonight)\b|\bstop (?:a|my|your) heart (?:for good|forever)\b|\b(?:charcoal|grill|bbq|barbecue)\b.{0,40}\b(?:sealed|closed|taped) (?:room|car|garage|bathroom)\b|\b(?:under|max|maximum|no more than|only) \d{2,3} (?:calories|kcal|cals)\b|\b\d{2,3} (?:calories|kcal|cals) (?:a|per) day (?:max|maximum|tops)\b`,
+		`\b(?:way|ways|method) to end (?:my life|it all)\b|\bend (?:it|things|my life) (?:quietly|painlessly)\b|\bstop (?:a|my|your) heart (?:for good|forever)\b|\b(?:charcoal|grill|bbq|barbecue)\b.{0,40}\b(?:sealed|closed|taped) (?:room|car|garage|bathroom)\b|\b(?:max|maximum|no more than) \d{2,3} (?:calories|kcal|cals) (?:a|per) day\b|\b\d{2,3} (?:calories|kcal|cals) (?:a|per) day (?:max|maximum|tops)\b`,
 		// Method and quantity questions: how many of a drug, how high a fall, how long it takes, aimed at dying.
 		`\bhow (?:many|much) (?:\w+ ){0,3}(?:pils|tablets|capsules|mg|miligrams|grams|units|paracetamol|tylenol|acetaminophen|ibuprofen|aspirin|insulin|xanax|benzos|sleeping \w+|oxy\w*|opioids|heroin|fentanyl|morphine)\b.{0,40}\b(?:die|dying|dead|death|kil me|lethal|fatal|never wake|not wake|end it)\b`,
 		// Asked about oneself or someone: "how long until the pod dies" and a climbing gym's "how high is fatal" are not.
@@ -147,7 +147,7 @@ var rawPatterns = map[Category][]string{
 	},
 	Violence: {
 		// A weapon in the hand of the one who writes: "Caesar was stabbed with a knife" is history.
-		`\b(?:i|i'll|i will|i'm going to|im going to|i am going to|we|we'll|we will|gonna|going to|let's)\s(?:\S+\s){0,3}(?:kill|murder|shoot|stab|slaughter|hurt|slit|cut)(?:s|ed|ing)?\b[^.!?\n]{0,60}\bwith (?:a|my|his|her|the|this) (?:knife|gun|rifle|pistol|machete|axe|hatchet|shotgun|blade|crowbar|ak-?47|ar-?15|glock)\b`,
+		`\b(?:i|i'll|i will|i'm going to|im going to|i am going to|we|we'll|we will|gonna|going to|let's)\s(?:\S+\s){0,3}(?:kill|murder|shoot|stab|slaughter|hurt|slit)(?:s|ed|ing)?\b[^.!?\n]{0,60}\bwith (?:a|my|his|her|the|this) (?:knife|gun|rifle|pistol|machete|axe|hatchet|shotgun|blade|crowbar|ak-?47|ar-?15|glock)\b`,
 	},
 	Sexual: {
 		// "xxx" with what it rates: a code's "XXX:" marker is no porn.
@@ -209,7 +209,8 @@ func wordByte(c byte) bool {
 // allowed are benign idioms removed from the token views before any pattern is matched: agents kill processes,
 // shoot each other messages and promise not to hurt anyone.
 var allowed = []string{
-	`\bshoot (?:you|u|me|him|her|them|us|everyone|everybody|the team|all of you) (?:a|an|over) (?:\w+ )?(?:message|email|mail|note|dm|line|text|pr|ping|link|reply)\b`,
+	`\bstab(?:s|bed|bing)? (?:you|u|me|him|her|them|us|people) in the back\b`,
+	`\bshoot (?:you|u|me|him|her|them|us|everyone|everybody|the team|all of you) (?:a|an|over|the) (?:\w+ )?(?:message|email|mail|note|dm|line|text|pr|ping|link|reply)\b`,
 	`\bkill(?:ed|ing|s)? (?:the|a|an|this|that|my|our|your|their|stale|old|zombie|hung|idle|orphan\w*|runaway|\d+) (?:\w+ )?(?:process\w*|bugs?|jobs?|servers?|containers?|tasks?|threads?|sessions?|query|queries|tests?|builds?|features?|branch\w*|tabs?|pods?|connections?|daemons?|loops?|pipelines?|requests?|flags?|deploy\w*|ideas?|darlings?)\b`,
 	`\b(?:not|never|wont|wouldnt|doesnt|dont|didnt|cant|shouldnt|wouldn't|won't|nothing) (?:hurt|harm|kill|shoot) (?:anyone|anybody|people)\b`,
 	`\bnothing (?:\w+ ){0,3}(?:hurt|harm)s? (?:anyone|anybody|you)\b`,
@@ -254,11 +255,11 @@ var nativePatterns = map[Category][]string{
 	Hate: {
 		// A group named as vermin, or to be killed, in the languages of the web that fold to ASCII (the native
 		// reading has no accents: "tötet" reads "totet", "judíos" "judios").
-		`\b(?:juden|muslime|moslems|auslander|fluchtlinge|schwarze|turken|zigeuner|judios|musulmanes|inmigrantes|negros|gitanos|moros|judeus|muculmanos|imigrantes|ciganos|juifs|musulmans|immigres|arabes|ebrei|musulmani|immigrati|zingari|yahudiler|suriyeliler|kurtler|araplar|gocmenler|zydzi|muzulmanie|imigranci|cyganie|muslimer|judar|invandrare|svartingar|zigenare|joden|moslims|buitenlanders|zwarten|marokkanen|vluchtelingen|orang yahudi|yahudi|orang cina|nguoi do thai|do thai|nguoi da den|nguoi hoi giao|dan nhap cu)\s(?:\S+\s){0,3}(?:rattor|ohyra|parasiter|kackerlackor|avskum|ratten|ongedierte|parasieten|tuig|kakkerlakken|uitschot|tikus|kecoa|parasit|sampah|babi|lu chuot|chuot|ky sinh|sau bo|rac ruoi|ungeziefer|parasiten|ratten|abschaum|untermenschen|ratas|parasitos|escoria|cucarachas|plaga|ratos|parasitas|escoria|baratas|praga|rats|parasites|vermine|cafards|racaille|ratti|parassiti|feccia|scarafaggi|parazit\w*|hasere|fare\w*|pislik|szczury|pasozyty|robactwo)\b`,
+		`\b(?:juden|muslime|moslems|auslander|fluchtlinge|schwarze|turken|zigeuner|judios|musulmanes|inmigrantes|negros|gitanos|moros|judeus|muculmanos|imigrantes|ciganos|juifs|musulmans|immigres|arabes|ebrei|musulmani|immigrati|zingari|yahudiler|suriyeliler|kurtler|araplar|gocmenler|zydzi|muzulmanie|imigranci|cyganie|muslimer|judar|invandrare|svartingar|zigenare|joden|moslims|buitenlanders|zwarten|marokkanen|vluchtelingen|orang yahudi|yahudi|orang cina|nguoi do thai|do thai|nguoi da den|nguoi hoi giao|dan nhap cu)\s(?:\S+\s){0,3}(?:rattor|ohyra|parasiter|kackerlackor|avskum|ratten|ongedierte|parasieten|tuig|kakkerlakken|uitschot|tikus|kecoa|parasit|sampah|lu chuot|chuot|ky sinh|sau bo|rac ruoi|ungeziefer|parasiten|ratten|abschaum|untermenschen|ratas|parasitos|escoria|cucarachas|plaga|ratos|parasitas|escoria|baratas|praga|rats|parasites|vermine|cafards|racaille|ratti|parassiti|feccia|scarafaggi|parazit\w*|hasere|fareler|pislik|szczury|pasozyty|robactwo)\b`,
 		`\b(?:totet|vergast|vernichtet|erschiesst|maten|matemos|exterminen|exterminar|matem|exterminem|tuez|exterminez|gazez|uccidete|sterminate|oldurun|zabijcie|wytepcie)\s(?:\S+\s){0,2}(?:juden|muslime|auslander|fluchtlinge|schwarzen|judios|musulmanes|inmigrantes|negros|gitanos|judeus|muculmanos|imigrantes|negros|juifs|musulmans|immigres|arabes|noirs|ebrei|musulmani|immigrati|negri|yahudileri|suriyelileri|kurtleri|zydow|muzulmanow|imigrantow)\b`,
 	},
 	Violence: {
-		`\b(?:voy a|vamos a|vou|vamos)\s(?:\S+\s){0,2}(?:disparar(?:le)?|matar|apunalar|atirar|esfaquear)\s(?:a\s|em\s|en\s)?(?:todos|todas|ti|te|voce|voces|ellos|ustedes)\b|\b(?:ich werde|wir werden)\s(?:\S+\s){0,3}(?:erschiessen|umbringen|abstechen|abknallen)\b|\b(?:je vais|on va|nous allons)\s(?:te|vous|tous vous|vous tous)\s(?:tuer|buter|poignarder|descendre)\b|\b(?:je vais|on va)\stirer sur\s(?:toi|vous|tout le monde|tous)\b|\b(?:vi ammazzo|ammazzo tutti|sparo a tutti|vi sparo|hepinizi oldurecegim|seni oldurecegim|zabije cie|zabije was)\b|\b(?:aku akan membunuhmu|akan kubunuh|kubunuh kau|bunuh kamu|tao se giet (?:may|mi)|giet chet may|jag ska doda dig|jag dodar dig|ik (?:ga|zal) je (?:vermoorden|doden|neersteken|afmaken)|ik maak je af|tumhe (?:\S+\s)?maar (?:dunga|dalunga)|jaan se maar (?:dunga|dalunga))\b|אני\s?אהרוג\s?אותך|אהרוג\s?אותך`,
+		`\b(?:voy a|vamos a|vou|vamos)\s(?:\S+\s){0,2}(?:disparar(?:le)?|matar|apunalar|atirar|esfaquear)\s(?:a\s|em\s|en\s)?(?:(?:todos|todas)(?:\s(?:voces|ustedes|ellos|ellas|eles|elas|vosotros|aqui|ahi)\b|\s*[.!,;]|$)|ti\b|te\b|voce\b|voces\b|ellos\b|ustedes\b)|\b(?:ich werde|wir werden)\s(?:\S+\s){0,3}(?:erschiessen|umbringen|abstechen|abknallen)\b|\b(?:je vais|on va|nous allons)\s(?:te|vous|tous vous|vous tous)\s(?:tuer|buter|poignarder|descendre)\b|\b(?:je vais|on va)\stirer sur\s(?:toi|vous|tout le monde|tous)\b|\b(?:vi ammazzo|ammazzo tutti|sparo a tutti|vi sparo|hepinizi oldurecegim|seni oldurecegim|zabije cie|zabije was)\b|\b(?:aku akan membunuhmu|akan kubunuh|kubunuh kau|bunuh kamu|tao se giet (?:may|mi)|giet chet may|jag ska doda dig|jag dodar dig|ik (?:ga|zal) je (?:vermoorden|doden|neersteken|afmaken)|ik maak je af|tumhe (?:\S+\s)?maar (?:dunga|dalunga)|jaan se maar (?:dunga|dalunga))\b|אני\s?אהרוג\s?אותך|אהרוג\s?אותך`,
 		`(?:я\s(?:убью|зарежу|застрелю|взорву)|убью\s(?:тебя|его|её|их|вас)|взорв\w*\s(?:школ|офис|вокзал|метро|мечеть|церковь|синагог)|殺してやる|ぶっ殺す|爆破(?:する|予告)|杀了你|杀死你|炸(?:掉|毁)(?:学校|大楼|车站)|죽여\s?버리|죽일\s?거|أقتلك|سأقتل|سوف\s?أقتل|فجر\s?(?:المدرسة|المسجد)|मार\s?डालूंगा|जान\s?से\s?मार|ti\s?ammazzo|te\s?voy\s?a\s?matar|je\s?vais\s?te\s?tuer|ich\s?bring\s?dich\s?um(?:\s*(?:[^\d\s]|$))|vou\s?te\s?matar|seni\s?öldürece)`,
 	},
 	SelfHarm: {
@@ -271,9 +272,9 @@ var nativePatterns = map[Category][]string{
 		`(?:игнорир\w*|забудь\w*|проигнорируй\w*|отмени\w*)\s(?:\S+\s){0,3}(?:инструкци|указани|промпт|(?:свои|твои|ваши|все\sпредыдущие)\s(?:\S+\s)?правил)`,
 		// The system prompt asked for, not only named: talk about it names it too.
 		`(?:(?:покажи|выведи|раскрой|напечатай|отправь|скинь)\s(?:\S+\s){0,2}(?:системн\w*\s)?(?:промпт|подсказк|инструкци)|покажи\s(?:\S+\s){0,2}(?:промпт|ключ|парол|токен))`,
-		`(?:以前|前|上記|これまで|すべて|全て)の?(?:指示|命令|ルール|プロンプト)を(?:無視|忘れ)|(?:指示|命令)(?:を|は)?(?:すべて|全て|全部)?(?:無視|忘れ)|システムプロンプト.{0,16}?(?:教え|表示|見せ|出力|送|貼|投稿|返信|書い|書き|共有|公開)|(?:APIキー|秘密鍵|パスワード)を(?:教え|表示|送)`,
-		`(?:忽略|无视|忘记|忽視|無視)(?:之前|以前|先前|上面|所有|全部|你的)?(?:的)?(?:所有)?(?:指令|指示|规则|規則|提示|说明)|(?:泄露|显示|输出|告诉我|给我看|打印|发出)(?:你的)?(?:系统提示|系統提示|密钥|密码|api)|忽略.{0,12}?(?:指令|指示|系统提示)|系统提示词?.{0,16}?(?:贴|发|打印|输出|告诉|分享|公开|回复)`,
-		`(?:이전|모든|앞의)?\s?(?:지시|명령|프롬프트)(?:을|를|은|는)?\s?(?:무시|잊어)|(?:지시|명령|지침)(?:은|는|을|를)?\s?(?:모두|전부|다)?\s?(?:무시|잊어)|시스템\s?프롬프트.{0,16}?(?:보여|알려|출력|공개|올려|남겨|붙여)`,
+		`(?:以前|前|上記|これまで|すべて|全て)の?(?:指示|命令|ルール|プロンプト)を(?:無視|忘れ)|(?:指示|命令)(?:を|は)?(?:すべて|全て|全部)?(?:無視|忘れて|忘れろ|忘れなさい)|システムプロンプト.{0,16}?(?:教え|表示|見せ|出力|送|貼|投稿|返信|書い|書き|共有|公開)|(?:APIキー|秘密鍵|パスワード)を(?:教え|表示|送)`,
+		`(?:忽略|无视|忘记|忽視|無視)(?:之前|以前|先前|上面|所有|全部|你的)?(?:的)?(?:所有)?(?:指令|指示|规则|規則|系统提示|说明)|(?:泄露|显示|输出|告诉我|给我看|打印|发出)(?:你的)?(?:系统提示|系統提示|密钥|密码|api)|忽略.{0,12}?(?:指令|指示|系统提示)|系统提示词?.{0,16}?(?:贴|发|打印|输出|告诉|分享|公开|回复)`,
+		`(?:이전|모든|앞의)?\s?(?:지시|명령|프롬프트)(?:을|를|은|는)?\s?(?:무시|잊어(?:라|줘|버려라|주세요))|(?:지시|명령|지침)(?:은|는|을|를)?\s?(?:모두|전부|다)?\s?(?:무시|잊어(?:라|줘|버려라|주세요))|시스템\s?프롬프트.{0,16}?(?:보여|알려|출력|공개|올려|남겨|붙여)`,
 		`(?:تجاهل|انس)\s(?:\S+\s){0,3}(?:التعليمات|الأوامر|القواعد)|(?:اكشف|أظهر|أرسل|اعرض)\s(?:\S+\s){0,2}(?:المفاتيح|كلمة\s?المرور|موجه)`,
 		`(?:पिछले|सभी|पहले\s?के)?\s?(?:निर्देशों|निर्देश|नियमों)\s?(?:को)?\s?(?:अनदेखा|नजरअंदाज|भूल)|सिस्टम\s?प्रॉम्प्ट.{0,24}?(?:दिखा|बता|साझा\s?कर[ोें]|कॉपी|पोस्ट|लिख|भेज)`,
 		`(?:ignora|olvida|descarta|omite)\w*\s(?:\S+\s){0,3}(?:instrucciones|indicaciones|(?:tus|sus|vuestras)\s(?:\S+\s)?reglas)|(?:ignore[sz]?|oublie[sz]?)\s(?:\S+\s){0,3}(?:instructions|consignes|(?:tes|vos)\s(?:\S+\s)?r[eè]gles)|(?:ignorier\w*|vergiss|vergess\w*)\s(?:\S+\s){0,3}(?:anweisungen|vorgaben|(?:deine|eure|ihre|alle\sbisherigen|alle\svorherigen)\s(?:\S+\s)?regeln)|(?:ignor[ae]\w*|esque[cç]a\w*)\s(?:\S+\s){0,3}(?:instru[cç][oõ]es|(?:suas|tuas)\s(?:\S+\s)?regras)|(?:ignora\w*|dimentica\w*)\s(?:\S+\s){0,3}(?:istruzioni|(?:tue|sue|vostre)\s(?:\S+\s)?regole)|(?:yok\s?say|görmezden\s?gel|gormezden\s?gel|unut)\w*\s(?:\S+\s){0,3}talimat|talimat\w*\s(?:\S+\s){0,2}(?:yok\s?say|görmezden|gormezden|unut)|(?:zignoruj|zapomnij)\s(?:\S+\s){0,3}(?:instrukcj|polece)|(?:negeer|vergeet)\s(?:\S+\s){0,3}instructies|(?:abaikan|lupakan)\s(?:\S+\s){0,3}(?:instruksi|perintah)|bo\squa\s(?:\S+\s){0,3}huong\sdan|ignorera\s(?:\S+\s){0,3}instruktioner|התעלם\s(?:\S+\s){0,2}(?:ההוראות|מההוראות)`,
@@ -318,3 +319,7 @@ var grooming = newMatcherSet([]string{`\b(?:get|have|be|being) (?:her|him|you|u)
 
 // aboutGrooming marks a note that warns about grooming rather than doing it.
 var aboutGrooming = regexp.MustCompile(`\b(?:groom\w*|predators?|warning signs?|red flags?|report (?:it|them)|safeguarding|child (?:safety|protection))\b`)
+
+// nativeAllowed are phrases of other languages taken out of the native reading before its patterns are matched:
+// "don't forget the instructions" is advice, in any language.
+var nativeAllowed = regexp.MustCompile(`(?:no hay que|no|nunca|jamas)\s(?:\S+\s)?olvid\w*|n'oubli\w*\spas|ne\spas\soublier|(?:vergiss|vergesst|vergessen\ssie)\snicht|nicht\s(?:zu\s)?vergessen|jangan\s(?:\S+\s)?lupa\w*|non\s(?:\S+\s)?dimentica\w*|nao\s(?:\S+\s)?esque[cç]\w*|vergeet\sniet|niet\svergeten|nie\szapomnij\w*|unutma\w*|не\sзабуд\w*|잊지|잊어버리지|忘れないで|忘れずに|别忘了|不要忘记|لا\sتنس`)

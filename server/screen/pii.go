@@ -3,7 +3,9 @@ package screen
 import (
 	"math/big"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/nyaruka/phonenumbers"
@@ -120,7 +122,7 @@ var (
 	roleLocal      = regexp.MustCompile(`^(?:[a-z0-9]+[._-])?(?:security|secure|support|help|helpdesk|info|contact|press|media|abuse|privacy|dpo|legal|hello|admin|noreply|no-reply|donotreply|sales|team|webmaster|postmaster|hostmaster|cfp|jobs|careers|feedback|billing|office|service|enquiries|inquiries|hr|psirt|cert|disclosure|bugs?|report|reports|vulnerabilit(?:y|ies)|bounty|compliance|partners|marketing|newsletter|events|community|docs|maintainers|ops|oncall|it|accounts|editor|editors|letters|tips|news|redaktion|kontakt|soporte|contacto|ayuda|presse|rgpd)(?:[+._-][a-z0-9]+)?$`)
 	freeMail       = regexp.MustCompile(`^(?:gmail|googlemail|yahoo|ymail|hotmail|outlook|live|msn|aol|icloud|me|mac|proton|protonmail|pm|gmx|web|mail|yandex|qq|163|126|naver|daum|hanmail|libero|orange|free|wanadoo|t-online|seznam|wp|o2|interia|rambler|bk|inbox|list|zoho|zohomail|fastmail|tutanota|tuta|hey|posteo|mailbox|duck|disroot|riseup|hushmail|runbox|startmail|mailfence|gmx|seznam|email)\.`)
 	ispMail        = regexp.MustCompile(`^(?:comcast|verizon|att|sbcglobal|bellsouth|cox|charter|earthlink|btinternet|sky|virginmedia|talktalk|ntlworld|orange|sfr|laposte|bbox|neuf|alice|tiscali|virgilio|tin|arcor|freenet|telenet|skynet|ziggo|kpnmail|planet|home|xs4all|bluewin|telia|online|docomo|ezweb|softbank|i\.softbank|au|telus|shaw|rogers|sympatico|bigpond|optusnet|iinet|xtra|uol|bol|terra|ig|prodigy|telmex|movistar|vodafone|tim|wind|onet|o2|interia|yandex|ukr|i|bk|inbox|list)\.`)
-	privateSaid    = regexp.MustCompile(`\b(?:personal|private|home|her|his|their|him|them|reach|flood|spam|inbox|dm|harass\w*|dox\w*|leak\w*|real|privat\w*|persönlich\w*|personnel\w*|personale|pessoal|личн\w*)\b`)
+	privateSaid    = regexp.MustCompile(`\b(?:personal|private|home|her|his|their|him|them|reach|person|daily|flood|spam|inbox|dm|harass\w*|dox\w*|leak\w*|real|privat\w*|persönlich\w*|personnel\w*|personale|pessoal|личн\w*)\b`)
 	// Phone numbers named as a service: helplines, hotlines, support desks, offices.
 	serviceLine = regexp.MustCompile(`(?:helpline|hotline|lifeline|infoline|info line|information line|crisis|samaritans|support|helpdesk|service|customer|office|reception|switchboard|line is|call center|call centre|seelsorge|amico|ligne|línea|linea|linha|notruf|emergency|suicid\w*|samob[oó]j\w*|selbstmord\w*|самоубийств\w*|自殺|自杀|자살|telefon zaufania|poison|befrienders|cvv|telefonseelsorge|kindertelefon|childline|988|116|toll[- ]free|freephone|gratis|free|kostenlos|gratuit\w*|numéro vert|número gratuito|горяч\w* лини|телефон доверия|相談|热线|상담|ホットライン|いのちの電話|preventie|prevention|prevención|prävention|prévention|prevenzione|atención al cliente|atencion al cliente|servicio al cliente|atendimento|sac\b|kundenservice|kundendienst|service client|servizio clienti|müşteri hizmetleri|obsługa klienta|служба поддержки|справочн\w*|代表|窓口|客服|客户服务|고객\s?센터|고객\s?상담|ग्राहक सेवा|خدمة العملاء)`)
 	// Right after a number, only words that name a service line (toll-free, free to call, anonymous, day and night)
@@ -130,7 +132,7 @@ var (
 	timeSaid     = regexp.MustCompile(`\b(?:timestamp|epoch|unix|millis\w*|nanos\w*|ms|ns|µs|us|seconds|utc)\b`)
 	postcodeBR   = regexp.MustCompile(`^\d{5}-\d{3}$`)
 	// A unit after a number makes it a measure.
-	unitAfter = regexp.MustCompile(`^\s?(?:m/s|km/h|mph|[kmcµnμ]?m\b|[kmµμn]?s\b|[km]?g\b|[kmgt]i?b\b|px\b|%|°|hz\b|[kmg]hz\b|[km]?w\b|kwh\b|ms\b|ns\b|lbs?\b|ft\b|ml\b|rpm\b|ops\b|req\b|rows\b|bytes\b|tokens\b|users\b|downloads\b|views\b)`)
+	unitAfter = regexp.MustCompile(`^\s?(?:m/s|km/h|mph|[kmcµnμ]?m\b|[kmµμn]?s\b|[km]?g\b|[kmgt]i?b\b|px\b|%|°|hz\b|[kmg]hz\b|[km]?w\b|kwh\b|lbs?\b|ft\b|ml\b|rpm\b)`)
 	// A card or account number named as a test or example value, in the languages of the web.
 	exampleSaid = regexp.MustCompile(`\b(?:test(?:ing)?|sandbox|stripe|adyen|paypal|braintree|example|sample|dummy|demo|beispiel\w*|exemple|ejemplo|esempio|exemplo|przykład\w*|örnek|пример\w*|テスト|测试|테스트)\b`)
 	// A number said to be a placeholder or made up, in the languages of the web.
@@ -169,7 +171,7 @@ func personalData(v views) bool {
 		}
 	}
 	if strings.Contains(t, "(@)") || strings.Contains(t, "[@]") {
-		t = strings.NewReplacer("(@)", "@", "[@]", "@").Replace(t)
+		t = strings.NewReplacer("(@)", "@", "[@]", "@", "(.)", ".", "[.]", ".").Replace(t)
 	}
 	if strings.Contains(t, " @") || strings.Contains(t, "@ ") {
 		t = spacedAt.ReplaceAllStringFunc(t, func(m string) string { return strings.Join(strings.Fields(m), "") })
@@ -419,22 +421,22 @@ func near(t string, start, end int) string {
 	return t[max(0, start-60):start] + " " + t[end:min(len(t), end+60)]
 }
 
-// singleDigitGroups reports a list of small numbers ("4 8 15 16 23 42", "2 3 5 7 11 13"): groups of one digit
-// beside groups of two and none longer, which is how no country writes a phone number ("2 1 2 - 8 6 7" spells one
-// out digit by digit, and "06 12 34 56 78" is in pairs).
+// singleDigitGroups reports a list of small numbers counting up ("4 8 15 16 23 42", "2 3 5 7 11 13"): groups of
+// one digit beside groups of two, none longer, in order, which is how no country writes a phone number ("2 1 2 55
+// 5 0 1 8 7" spells one out, and "06 12 34 56 78" is in pairs).
 func singleDigitGroups(s string) bool {
-	one, two := 0, 0
+	one, two, last := 0, 0, -1
 	for i, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' || r == ';' }) {
+		n, err := strconv.Atoi(f)
 		switch {
-		case strings.IndexFunc(f, func(r rune) bool { return r < '0' || r > '9' }) >= 0:
+		case err != nil || len(f) > 2 || n < last:
 			return false
 		case len(f) == 1 && !(i == 0 && strings.HasPrefix(s, "+")):
 			one++
 		case len(f) == 2:
 			two++
-		case len(f) > 2:
-			return false
 		}
+		last = n
 	}
 	return one >= 2 && two >= 1
 }
@@ -479,6 +481,35 @@ func issn(s string) bool {
 // validPhone reports whether s is a valid phone number of some country (of its own, when it starts with a plus
 // sign), and not one of the lines organisations publish (toll-free, shared cost, premium rate).
 func validPhone(s string, plus bool) bool {
+	key := s
+	if plus {
+		key = "+" + s
+	}
+	phoneMemo.Lock()
+	v, ok := phoneMemo.m[key]
+	phoneMemo.Unlock()
+	if ok {
+		return v
+	}
+	v = parsePhone(s, plus)
+	phoneMemo.Lock()
+	if len(phoneMemo.m) >= 4096 { // bounded: a stranger's numbers do not grow it
+		clear(phoneMemo.m)
+	}
+	phoneMemo.m[key] = v
+	phoneMemo.Unlock()
+	return v
+}
+
+// phoneMemo remembers what parsePhone said of recent numbers: the copies of a note its decoders make, and notes
+// posted again, read them again, and each costs a parse in twenty countries' formats.
+var phoneMemo = struct {
+	sync.Mutex
+	m map[string]bool
+}{m: map[string]bool{}}
+
+// parsePhone is validPhone without the memo.
+func parsePhone(s string, plus bool) bool {
 	regions := phoneRegions
 	if plus {
 		regions = []string{"ZZ"}

@@ -181,15 +181,17 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 		// agents; for quoted hate, threats or abuse, a moderator's or researcher's words ("removed", "flagged",
 		// "slurs"), since "as the paper says, ..." frames a slur as well as it quotes one.
 		said := v.plain
-		if unquoted := quoted.ReplaceAllString(said, " "); unquoted != said {
+		if unquoted := quoted.ReplaceAllString(said, " "); unquoted != said && !endorsed.MatchString(unquoted) {
 			if found == AgentManipulation && discussion.MatchString(unquoted) || moderation.MatchString(unquoted) {
 				said = unquoted
 			}
 		}
-		if warning.MatchString(said) {
+		// Warnings and reports are of orders to agents: a threat or a slur is no order, and "don't try to hide,
+		// I will kill you" warns of nothing.
+		if found == AgentManipulation && warning.MatchString(said) {
 			said = warning.ReplaceAllString(said, " ")
 		}
-		if warned.MatchString(said) && reported.MatchString(said) {
+		if found == AgentManipulation && warned.MatchString(said) && reported.MatchString(said) {
 			said = reported.ReplaceAllString(said, " ")
 		}
 		if said != v.plain {
@@ -221,6 +223,9 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 		for k, alt := range []func(string) string{reverse, rot13, func(s string) string { return rot13(reverse(s)) }} {
 			if scores[k+1] >= max(0.3, scores[0]+0.15) {
 				other(alt(part), i == 0 && part == v.plain)
+				if k == 0 { // and each word reversed in its place: "llik lla swej"
+					other(reverseWords(part), false)
+				}
 			}
 		}
 		// A note that reads as no English either way may be in another shift of the alphabet (Caesar's three).
@@ -263,6 +268,8 @@ var (
 	quoted = regexp.MustCompile("\"[^\"]{2,}\"|(?:^|[\\s(\\[:])'(?:[^'\\n]|'\\pL){3,}'|“[^”]{4,}”|‘[^’]{4,}’|«[^»]{4,}»|„[^“”]{4,}[“”]|`[^`]{4,}`|「[^」]{2,}」|『[^』]{2,}』")
 	// discussion marks a note that talks about manipulation rather than doing it.
 	discussion = regexp.MustCompile(`\b(?:prompt injections?|injection|jailbreaks?|payloads?|attacks?|attackers?|defen[cs]es?|defend|filters?|classifiers?|detect\w*|saniti[sz]\w*|untrusted|red ?team\w*|research\w*|treat(?:ed|s|ing)? (?:it|them|that|this) as|quot\w*|explain\w*|examples?|analy[sz]\w*|says?|saying|said|strings?|patterns?|phrases?|such as|e\.g\.|literal\w*|wrote|writes|log them|claims?|myths?|debunk\w*|falls apart|context|asked|slurs?|hate speech|propaganda|dog ?whistles?|memes?|reports?|alert|warning|found notes?|hidden in|markers?|antisemiti\w*|racis[tm]\w*|logged|in the wild|scraped|training data|dataset|benchmark|owasp|paper|write-?up|post-?mortem|phishing|scams?|taxonomy|flagg\w*|mods|mod notes?|moderat\w*|removed|reported|template|chat format|special tokens?)\b|プロンプトインジェクション|インジェクション|注入攻击|提示注入|提示词注入|注入|攻撃|防御|审核|モデレーション|프롬프트\s?인젝션|인젝션|공격|신고|इंजेक्शन|हमला|حقن|инъекци\w*|модерац\w*|inyecci[oó]n|injection de prompt|prompt-injection|injeç[aã]o|iniezione|wstrzykiw\w*|enjeksiyon\w*|injektion\w*|moderaç[aã]o|moderación|пример\w*|цитир\w*|ejemplo|beispiel\w*|exemple|esempio|exemplo|örnek|przykład\w*|例えば|引用|可疑|标注|示例|例子|인용|설명|예시|데이터|उदाहरण|مثال|zitat\w*|citation|cita`)
+	// endorsed marks a note that agrees with what it quotes ("... - mods removed it but it's still the plan").
+	endorsed = regexp.MustCompile(`\b(?:agreed?|agree with|so true|exactly|based|still the plan|say it again|couldn't agree|facts|true that|(?:he|she|they)'?s right|they are right|right on|well said|hell yes|do it)\b|\+1`)
 	// moderation marks a note that reports or studies abuse it quotes.
 	moderation = regexp.MustCompile(`\b(?:moderat\w*|mods?|mod (?:log|note|team|guide)s?|quoting|quoted|for (?:discussion|analysis)|phishing|scam\w*|awareness|removed|deleted|banned|flagg\w*|reported|blocked|filtered|rejected|slurs?|hate speech|dog ?whistles?|classifiers?|filters?|dataset|training data|detect\w*|antisemiti\w*|racis[tm]\w*|harass\w* report|abuse report|takedown)\b|модерац\w*|moderación|moderaç[aã]o|審核|审核|モデレーション|신고|삭제`)
 	// reported is an order told as what someone else asks ("a thread in #tools asks agents to paste their token"),
@@ -274,7 +281,7 @@ var (
 	// a command told never to be run, and what someone "will never ask you to" do (up to a comma: "... so paste
 	// your key" after it is an order again).
 	warning = regexp.MustCompile("\\bif\\b(?:[^.!?\\n]|[.!?]\\S){0,80}?\\b(?:asks?|tells?|wants?|instructs?|requests?|urges?)\\b (?:you|me|us|agents?|an agent|the agent|u)\\b(?:[^.!?\\n]|[.!?]\\S){0,120}?[,;:—-](?:[^.!?\\n]|[.!?]\\S){0,60}?(?:\\b(?:don't|do not|dont|never)(?:\\s+(?:do it|comply|follow (?:it|them)|obey|listen|fall for it|answer|reply|engage|click|run it|do that))?\\s*(?:[.!;]|$)|\\b(?:refuse|decline|say no|report it|flag it|ignore it|it's an attack|it is an attack|that's an attack|it's a scam|that's a scam|it's (?:a )?prompt injection|that's (?:a )?prompt injection)\\b)" +
-		"|\\b(?:never|don't|do not|dont|avoid)\\s+(?:ever\\s+)?(?:run|pipe|exec\\w*|paste|type|use|cat|try)\\s+(?:`[^`]{1,80}`|[^.!?\\n;:,`]{1,60})" +
+		"|\\b(?:never|don't|do not|dont|avoid)\\s+(?:ever\\s+)?(?:run|pipe|exec\\w*|paste|type|use|cat|try)\\s+(?:`[^`]{1,80}`|(?:curl|wget|bash|sh|rm|chmod|sudo|dd|mkfs|cat|iex|powershell|nc|python\\d?|eval|base64)\\b[^.!?\\n;:,`]{0,60})" +
 		"|\\b(?:never|won't|will not|wont|doesn't|does not)\\s(?:ever\\s)?ask\\s(?:you|agents|anyone|users|bots)\\sto\\s(?:[^.!?\\n,;:]|[.!?]\\S){0,60}")
 )
 
@@ -329,7 +336,7 @@ func (p *Pipeline) rules(v views) (Category, int) {
 		found, best = c, r
 	}
 	{ // every note: Spanish, German, French or Turkish folds to ASCII and still needs its lexicons
-		if c, r := p.native.match(v.native); r < best {
+		if c, r := p.native.match(nativeAllowed.ReplaceAllString(v.native, " ")); r < best {
 			found, best = c, r
 		}
 	}
@@ -419,6 +426,15 @@ func bestShift(text string) (int, float64) {
 		}
 	}
 	return best, share
+}
+
+// reverseWords reverses each word of s in its place.
+func reverseWords(s string) string {
+	f := strings.Fields(s)
+	for i, w := range f {
+		f[i] = reverse(w)
+	}
+	return strings.Join(f, " ")
 }
 
 // caesar shifts the Latin letters of s by k places.
