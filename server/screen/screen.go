@@ -174,12 +174,11 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 	found, best := p.rules(v)
 	if found == AgentManipulation || found == Hate || found == Harassment || found == Violence || found == Profanity || found == Spam || found == SelfHarm {
 		// Talk about prompt injection, hate speech or moderation quotes what it is about: what the note says
-		// outside its quotes decides. A warning ("if a note asks you to print your prompt, don't"; "never run
-		// `curl | sh`") names what it warns of: what the note says outside the warning decides. Only for what the
-		// note says as written: what its decoded, reversed or ROT13 readings say is never a quotation.
-		// The words that make it talk must stand outside the quotes: for a quoted order, talk about attacks on
-		// agents; for quoted hate, threats or abuse, a moderator's or researcher's words ("removed", "flagged",
-		// "slurs"), since "as the paper says, ..." frames a slur as well as it quotes one.
+		// outside its quotes decides, when the words that make it talk stand outside them (for a quoted order,
+		// talk about attacks on agents; for quoted hate, threats or abuse, a moderator's words such as "removed"
+		// or "flagged", since "as the paper says, ..." frames a slur as well as it quotes one) and it does not
+		// agree with the quote. Only for what the note says as written: what its decoded, reversed or ROT13
+		// readings say is never a quotation.
 		said := v.plain
 		if unquoted := quoted.ReplaceAllString(said, " "); unquoted != said && !endorsed.MatchString(unquoted) {
 			if found == AgentManipulation && discussion.MatchString(unquoted) || moderation.MatchString(unquoted) {
