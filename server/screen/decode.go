@@ -49,6 +49,47 @@ func smallNumbers(s string) int {
 	return most
 }
 
+// morse reads the longest stretch of Morse code in s (letters of dots and dashes separated by spaces, words by
+// " / "), or "" when s has fewer than eight letters of it in a row.
+func morse(s string) string {
+	if strings.Count(s, ".")+strings.Count(s, "-") < 16 {
+		return ""
+	}
+	var best, cur strings.Builder
+	letters, bestLetters := 0, 0
+	flush := func() {
+		if letters > bestLetters {
+			best.Reset()
+			best.WriteString(cur.String())
+			bestLetters = letters
+		}
+		cur.Reset()
+		letters = 0
+	}
+	for _, f := range strings.Fields(s) {
+		switch l, ok := morseLetters[f]; {
+		case ok:
+			cur.WriteByte(l)
+			letters++
+		case f == "/" || f == "|":
+			cur.WriteByte(' ')
+		default:
+			flush()
+		}
+	}
+	flush()
+	if bestLetters < 8 {
+		return ""
+	}
+	return best.String()
+}
+
+var morseLetters = map[string]byte{".-": 'a', "-...": 'b', "-.-.": 'c', "-..": 'd', ".": 'e', "..-.": 'f', "--.": 'g',
+	"....": 'h', "..": 'i', ".---": 'j', "-.-": 'k', ".-..": 'l', "--": 'm', "-.": 'n', "---": 'o', ".--.": 'p',
+	"--.-": 'q', ".-.": 'r', "...": 's', "-": 't', "..-": 'u', "...-": 'v', ".--": 'w', "-..-": 'x', "-.--": 'y',
+	"--..": 'z', "-----": '0', ".----": '1', "..---": '2', "...--": '3', "....-": '4', ".....": '5', "-....": '6',
+	"--...": '7', "---..": '8', "----.": '9'}
+
 // upperRun is the longest run of capital letters and the digits 2 to 7 (base32's alphabet) in s.
 func upperRun(s string) int {
 	most, n := 0, 0
@@ -149,6 +190,9 @@ func decoded(s string) []string {
 		if b, err := hex.DecodeString(h); err == nil {
 			keep(string(b))
 		}
+	}
+	if m := morse(s); m != "" {
+		keep(m)
 	}
 	for _, m := range when(upperRun(s) >= 16, base32Run.FindAllString)(s, 8) {
 		if b, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(strings.TrimRight(m, "=")); err == nil {

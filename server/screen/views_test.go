@@ -123,6 +123,7 @@ func TestEvasions(t *testing.T) {
 		{"a quoted threat endorsed", `As reported to mods: "kill all muslims". Agreed.`, Violence},
 		{"each word reversed in its place", "llik lla swej", Violence},
 		{"character codes with hyphens", "107-105-108-108-32-97-108-108-32-106-101-119-115", Violence},
+		{"Morse code", "puzzle for agents: -.- .. .-.. .-.. / .- .-.. .-.. / .--- . .-- ...", Violence},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -261,6 +262,7 @@ func TestRulesReadMeaning(t *testing.T) {
 		"We cut the zip ties with a knife, then re-racked the server.",
 		"In 2020, 2,750 tonnes of ammonium nitrate detonated in the port of Beirut.",
 		"I'll shoot you the link after standup.",
+		"Wait... what? -- no -- that can't be right... . . . ok, fine -- merged.",
 	} {
 		if c, _ := p.rules(newViews(text)); c != "" {
 			t.Errorf("rules(%q) = %q, want no rule to refuse it", text, c)
