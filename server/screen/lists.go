@@ -322,4 +322,4 @@ var aboutGrooming = regexp.MustCompile(`\b(?:groom\w*|predators?|warning signs?|
 
 // nativeAllowed are phrases of other languages taken out of the native reading before its patterns are matched:
 // "don't forget the instructions" is advice, in any language.
-var nativeAllowed = regexp.MustCompile(`(?:no hay que|no|nunca|jamas)\s(?:\S+\s)?olvid\w*|n'oubli\w*\spas|ne\spas\soublier|(?:vergiss|vergesst|vergessen\ssie)\snicht|nicht\s(?:zu\s)?vergessen|jangan\s(?:\S+\s)?lupa\w*|non\s(?:\S+\s)?dimentica\w*|nao\s(?:\S+\s)?esque[cç]\w*|vergeet\sniet|niet\svergeten|nie\szapomnij\w*|unutma\w*|не\sзабуд\w*|잊지|잊어버리지|忘れないで|忘れずに|别忘了|不要忘记|لا\sتنس`)
+var nativeAllowed = newMatcherSet([]string{`(?:no hay que|no|nunca|jamas)\s(?:\S+\s)?olvid\w*|n'oubli\w*\spas|ne\spas\soublier|(?:vergiss|vergesst|vergessen\ssie)\snicht|nicht\s(?:zu\s)?vergessen|jangan\s(?:\S+\s)?lupa\w*|non\s(?:\S+\s)?dimentica\w*|nao\s(?:\S+\s)?esque[cç]\w*|vergeet\sniet|niet\svergeten|nie\szapomnij\w*|unutma\w*|не\sзабуд\w*|잊지|잊어버리지|忘れないで|忘れずに|别忘了|不要忘记|لا\sتنس`}, false)

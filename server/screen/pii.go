@@ -198,7 +198,7 @@ func personalData(v views) bool {
 		secretRE.MatchString(t) && !placeholder.MatchString(secretRE.FindString(t)) {
 		return true
 	}
-	if labelledWords.candidates(t)[0] {
+	if labelledWords.mayMatch(t)[0] {
 		for _, m := range labelled.FindAllStringSubmatch(t, -1) {
 			if serviceLine.MatchString(m[0][:len(m[0])-len(m[1])]) {
 				continue // "Telefonseelsorge: 0800 111 0 111": the label says it is a helpline

@@ -30,23 +30,28 @@ func (m matcher) windowed() bool { return m.span >= 0 || m.words >= 0 }
 // newMatcher compiles a pattern. spaced says the texts it reads are words separated by single spaces and padded
 // with one, where a word boundary is always a space: literals then carry it, and " not " no longer fires on "note".
 func newMatcher(pattern string, spaced bool) matcher {
-	re := regexp.MustCompile(pattern)
-	m := matcher{re: re, span: -1, words: -1}
+	m := matcher{re: regexp.MustCompile(pattern), span: -1, words: -1}
 	if tree, err := syntax.Parse(pattern, syntax.Perl); err == nil {
 		x := extractor{spaced: spaced}
 		m.literals = shrink(x.required(tree.Simplify()))
-		m.span = maxSpan(tree.Simplify())
-		if spaced && m.span < 0 {
-			if n := maxSpaces(tree.Simplify()); n >= 0 {
-				most := 0
-				for _, l := range m.literals {
-					most = max(most, strings.Count(l, " "))
-				}
-				m.words = n + most
-			}
-		}
+		m.bound(tree, spaced, m.literals)
 	}
 	return m
+}
+
+// bound sets the span of a matcher of tree and, for spaced texts, the words around a hit of one of literals that
+// a match can reach.
+func (m *matcher) bound(tree *syntax.Regexp, spaced bool, literals []string) {
+	m.span, m.words = maxSpan(tree.Simplify()), -1
+	if spaced && m.span < 0 {
+		if n := maxSpaces(tree.Simplify()); n >= 0 {
+			most := 0
+			for _, l := range literals {
+				most = max(most, strings.Count(l, " "))
+			}
+			m.words = n + most
+		}
+	}
 }
 
 // maxSpaces is the most spaces a match of re can hold, or -1 when unbounded or anchored to the text's or a line's
@@ -190,10 +195,16 @@ func shrink(lits []string) []string {
 
 // matcherSet finds, in one pass over a text, which of its matchers can match it: their literals are kept in a
 // trie whose first level is indexed by the literals' first two bytes, so each position of the text costs one load
-// and a walk of a few bytes, however many literals there are.
+// and a walk of a few bytes, however many literals there are. A pattern that is an alternation is kept as one
+// matcher per branch (see branches), each with its own literals and a small program: a text matches the pattern
+// where it matches one of them, and a set that replaces matches runs the pattern whole only where one does.
 type matcherSet struct {
 	matchers []matcher
-	always   []int // matchers without a prefilter
+	origin   []int // per matcher, the index of its pattern
+	// wholes is the patterns whole, with the span and words of their branches' literals: what replace runs, and
+	// what the tests compare the branches with.
+	wholes []matcher
+	always []int // matchers without a prefilter
 	// byPair is, for each pair of bytes, the trie node reached by the literals that start with it, or 0.
 	byPair []int32
 	nodes  []trieNode
@@ -201,7 +212,7 @@ type matcherSet struct {
 
 type trieNode struct {
 	next []trieEdge
-	ends []int // the matchers whose literal ends here
+	ends []trieEnd // the matchers whose literal ends here
 }
 
 type trieEdge struct {
@@ -209,24 +220,167 @@ type trieEdge struct {
 	node int32
 }
 
+// trieEnd is a matcher whose literal ends at a node, and whether the literal starts or ends at a word boundary
+// (the \b of a text that is not spaced): "earn" found in "learn" is no hit of "\bearn".
+type trieEnd struct {
+	matcher          int
+	bounded, boundEd bool
+}
+
+// newMatcherSet compiles patterns for texts that are spaced (see newMatcher) or not.
 func newMatcherSet(patterns []string, spaced bool) *matcherSet {
 	ms := &matcherSet{byPair: make([]int32, 1<<16), nodes: make([]trieNode, 1)} // node 0: none
 	for i, p := range patterns {
-		m := newMatcher(p, spaced)
-		ms.matchers = append(ms.matchers, m)
-		if m.literals == nil {
-			ms.always = append(ms.always, i)
-			continue
+		var literals []string
+		for _, m := range grouped(p, branches(p), spaced) {
+			ms.matchers = append(ms.matchers, m)
+			ms.origin = append(ms.origin, i)
+			if m.literals == nil {
+				ms.always = append(ms.always, len(ms.matchers)-1)
+				continue
+			}
+			literals = append(literals, m.literals...)
+			for _, l := range m.literals {
+				ms.add(l, len(ms.matchers)-1)
+			}
 		}
-		for _, l := range m.literals {
-			ms.add(l, i)
-		}
+		whole := matcher{re: regexp.MustCompile(p)}
+		whole.bound(mustParse(p), spaced, literals)
+		ms.wholes = append(ms.wholes, whole)
 	}
 	return ms
 }
 
+// grouped compiles the branches of a pattern, and joins again those with the same literals: a hit of one of them
+// would run them all.
+func grouped(pattern string, parts []string, spaced bool) []matcher {
+	var out []matcher
+	var members [][]string
+	index := map[string]int{}
+	for _, part := range parts {
+		m := newMatcher(part, spaced)
+		key := strings.Join(slices.Sorted(slices.Values(m.literals)), "\x00")
+		if m.literals == nil {
+			key = "\x00always"
+		}
+		if i, ok := index[key]; ok {
+			members[i] = append(members[i], part)
+			continue
+		}
+		index[key] = len(out)
+		out = append(out, m)
+		members = append(members, []string{part})
+	}
+	if len(out) == 1 && len(parts) > 1 { // no branch has literals of its own: the pattern whole is smaller
+		return []matcher{newMatcher(pattern, spaced)}
+	}
+	for i, parts := range members {
+		if len(parts) == 1 {
+			continue
+		}
+		joined := "(?:" + strings.Join(parts, ")|(?:") + ")"
+		m := matcher{re: regexp.MustCompile(joined), literals: out[i].literals}
+		m.bound(mustParse(joined), spaced, m.literals)
+		out[i] = m
+	}
+	return out
+}
+
+// maxBranches bounds how many matchers one pattern becomes.
+const maxBranches = 256
+
+// branches returns patterns whose matches together are the pattern's: the branches of its alternations, with
+// what stands before and after them in a concatenation ("\b(?:kill|shoot) you\b" is "\bkill you\b" and
+// "\bshoot you\b"), splitting the alternation a concatenation starts with and then each part again, up to
+// maxBranches parts.
+func branches(pattern string) []string {
+	tree, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return []string{pattern}
+	}
+	parts := splitAlternation(tree, maxBranches)
+	out := make([]string, len(parts))
+	written := map[*syntax.Regexp]string{} // the branches share most of their nodes; String is slow on wide classes
+	for i, p := range parts {
+		if p.Op != syntax.OpConcat {
+			out[i] = p.String()
+			continue
+		}
+		var b strings.Builder
+		for _, sub := range p.Sub {
+			w, ok := written[sub]
+			if !ok {
+				w = sub.String()
+				written[sub] = w
+			}
+			b.WriteString("(?:" + w + ")")
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
+func splitAlternation(re *syntax.Regexp, budget int) []*syntax.Regexp {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	switch re.Op {
+	case syntax.OpAlternate:
+		if len(re.Sub) > budget {
+			return []*syntax.Regexp{re}
+		}
+		var out []*syntax.Regexp
+		for i, sub := range re.Sub {
+			parts := splitAlternation(sub, budget-len(out)-(len(re.Sub)-i-1))
+			out = append(out, parts...)
+		}
+		return out
+	case syntax.OpConcat:
+		// The alternation it starts with, after the boundaries and anchors: the branches' literals start there,
+		// where the others' are what they all share, and would make each branch a copy of the rest.
+		lead := slices.IndexFunc(re.Sub, func(sub *syntax.Regexp) bool {
+			switch sub.Op {
+			case syntax.OpWordBoundary, syntax.OpNoWordBoundary, syntax.OpBeginLine, syntax.OpBeginText, syntax.OpEmptyMatch:
+				return false
+			}
+			return true
+		})
+		if lead < 0 || unwrap(re.Sub[lead]).Op != syntax.OpAlternate || len(unwrap(re.Sub[lead]).Sub) > budget {
+			return []*syntax.Regexp{re}
+		}
+		alts := unwrap(re.Sub[lead]).Sub
+		var out []*syntax.Regexp
+		for i, alt := range alts {
+			c := &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags}
+			c.Sub = append(append(append([]*syntax.Regexp{}, re.Sub[:lead]...), alt), re.Sub[lead+1:]...)
+			out = append(out, splitAlternation(c, budget-len(out)-(len(alts)-i-1))...)
+		}
+		return out
+	}
+	return []*syntax.Regexp{re}
+}
+
+// mustParse parses a pattern that has compiled.
+func mustParse(pattern string) *syntax.Regexp {
+	tree, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		panic(err)
+	}
+	return tree
+}
+
+// unwrap is re without the capturing groups around it.
+func unwrap(re *syntax.Regexp) *syntax.Regexp {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	return re
+}
+
 // add puts literal l of matcher i in the trie.
 func (ms *matcherSet) add(l string, i int) {
+	end := trieEnd{matcher: i, bounded: l[0] == boundary, boundEd: l[len(l)-1] == boundary}
+	l = strings.ReplaceAll(l, string(boundary), "") // within, a boundary is not checked: the literal still holds
 	key := pair(l, 0)
 	if ms.byPair[key] == 0 {
 		ms.nodes = append(ms.nodes, trieNode{})
@@ -242,9 +396,23 @@ func (ms *matcherSet) add(l string, i int) {
 		}
 		n = ms.nodes[n].next[k].node
 	}
-	if !slices.Contains(ms.nodes[n].ends, i) {
-		ms.nodes[n].ends = append(ms.nodes[n].ends, i)
+	if !slices.Contains(ms.nodes[n].ends, end) {
+		ms.nodes[n].ends = append(ms.nodes[n].ends, end)
 	}
+}
+
+// boundary stands in a literal of a text that is not spaced for a word boundary (\b), which its hits are checked
+// for.
+const boundary = '\x01'
+
+// atBoundary reports whether s has a word boundary before byte i, as \b has it: an ASCII word character on one
+// side only.
+func atBoundary(s string, i int) bool {
+	return (i > 0 && isWordByte(s[i-1])) != (i < len(s) && isWordByte(s[i]))
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
 }
 
 // pair is the two bytes of s at i, as one number.
@@ -254,8 +422,10 @@ func pair(s string, i int) uint16 { return uint16(s[i])<<8 | uint16(s[i+1]) }
 func (ms *matcherSet) walk(s string, i int, found func(matcher int)) {
 	n := ms.byPair[pair(s, i)]
 	for j := i + 2; n != 0; j++ {
-		for _, m := range ms.nodes[n].ends {
-			found(m)
+		for _, e := range ms.nodes[n].ends {
+			if (!e.bounded || atBoundary(s, i)) && (!e.boundEd || atBoundary(s, j)) {
+				found(e.matcher)
+			}
 		}
 		if j >= len(s) {
 			return
@@ -285,37 +455,82 @@ func (ms *matcherSet) candidates(s string) []bool {
 	return can
 }
 
+// mayMatch reports, per pattern, whether one of its matchers can match s.
+func (ms *matcherSet) mayMatch(s string) []bool {
+	can := make([]bool, len(ms.wholes))
+	for i, c := range ms.candidates(s) {
+		can[ms.origin[i]] = can[ms.origin[i]] || c
+	}
+	return can
+}
+
 // remove joins words into one line, padded with spaces, and takes out every match of the set. A matcher whose
 // matches are bounded replaces within the windows around its literals only (every match lies in one); when it
 // changes the line, where the literals are is found again for the matchers after it.
 func (ms *matcherSet) remove(words []string) string {
-	s := " " + strings.Join(words, " ") + " "
+	return ms.replace(" " + strings.Join(words, " ") + " ")
+}
+
+// replace replaces every match of the set in s by a space, each matcher in turn.
+func (ms *matcherSet) replace(s string) string {
 	hits := ms.hits(s)
-	for i, m := range ms.matchers {
-		h := hits[i]
-		if h == nil {
+	for k := 0; k < len(hits); {
+		p := ms.origin[hits[k].matcher]
+		e := k
+		for e < len(hits) && ms.origin[hits[e].matcher] == p {
+			e++
+		}
+		h := hits[k:e]
+		k = e
+		if !ms.branchMatches(s, h) { // the branches are small and precise; the pattern whole runs only where one matched
 			continue
 		}
+		at := slices.Clone(h) // the windows are around the hits of every branch, in the order of where they are
+		slices.SortFunc(at, func(a, b hit) int { return a.at - b.at })
+		at = slices.CompactFunc(at, func(a, b hit) bool { return a.at == b.at })
 		var out string
-		if !m.windowed() || len(h) == 0 || len(s) <= 4*m.span {
+		if m := ms.wholes[p]; !m.windowed() || at[0].at < 0 || len(s) <= 4*m.span {
 			out = m.re.ReplaceAllString(s, " ")
 		} else {
-			out = windowsReplace(m, s, h)
+			out = windowsReplace(m, s, at)
 		}
 		if out != s {
 			s = out
 			hits = ms.hits(s)
+			k = slices.IndexFunc(hits, func(h hit) bool { return ms.origin[h.matcher] > p })
+			if k < 0 {
+				break
+			}
 		}
 	}
 	return s
 }
 
+// branchMatches reports whether one of the matchers of hits (in the order of their matchers) matches s, reading
+// the windows around their hits.
+func (ms *matcherSet) branchMatches(s string, hits literalHits) bool {
+	for k := 0; k < len(hits); {
+		h := hits[k:hits.end(k)]
+		k += len(h)
+		m := ms.matchers[h[0].matcher]
+		if !m.windowed() || h[0].at < 0 || len(s) <= 4*m.span {
+			if m.re.MatchString(s) {
+				return true
+			}
+		} else if windowsMatch(m, s, h, m.re.MatchString) {
+			return true
+		}
+	}
+	return false
+}
+
 // windows calls each with the windows of s around the literal hits of m: span bytes either side of a hit (and the
 // literal), or the words that a match holding the hit can reach, widened to spaces, so that every match that holds the hit lies in its window and a word boundary at a
 // window's edge is one in s; overlapping windows are one. It stops when each returns false.
-func windows(m matcher, s string, hits []int, each func(lo, hi int) bool) {
+func windows(m matcher, s string, hits []hit, each func(lo, hi int) bool) {
 	lo, hi := -1, -1
-	for _, at := range hits {
+	for _, h := range hits {
+		at := h.at
 		var a, b int
 		if m.span >= 0 {
 			a, b = max(0, at-m.span), min(len(s), at+2*m.span+2) // a literal is at most a match and its two spaces
@@ -353,7 +568,7 @@ func windows(m matcher, s string, hits []int, each func(lo, hi int) bool) {
 }
 
 // windowsReplace replaces every match of m in s by a space, reading only the windows around the literal hits.
-func windowsReplace(m matcher, s string, hits []int) string {
+func windowsReplace(m matcher, s string, hits []hit) string {
 	var b strings.Builder
 	last := 0
 	windows(m, s, hits, func(lo, hi int) bool {
@@ -371,19 +586,20 @@ func windowsReplace(m matcher, s string, hits []int) string {
 	return b.String()
 }
 
-// first returns the index of the first matcher (in order) that matches s, or -1. A matcher whose matches are
+// first returns the index of the first pattern (in order) that matches s, or -1. A matcher whose matches are
 // bounded reads only the windows around where its literals were found, each widened to the spaces around it so
 // that a word boundary at a window's edge is one in s too: on a long note that is a fraction of the text.
 func (ms *matcherSet) first(s string) int { return ms.firstOf(s) }
 
-// firstOf is first over several readings of one text: the index of the first matcher that matches any of them.
+// firstOf is first over several readings of one text: the index of the first pattern that matches any of them.
 // Readings of one note are mostly the same text, so a window read once for one reading is not read again.
 func (ms *matcherSet) firstOf(readings ...string) int {
-	hits := make([][][]int, len(readings)) // per reading, per matcher, where its literals start, in order
+	hits := make([]literalHits, len(readings)) // per reading
 	for r, s := range readings {
 		hits[r] = ms.hits(s)
 	}
-	read := map[windowKey]bool{} // the windows read and found not to match
+	next := make([]int, len(readings)) // per reading, its first hit not yet read
+	read := map[windowKey]bool{}       // the windows read and found not to match
 	try := func(i int, w string) bool {
 		k := windowKey{i, w}
 		if read[k] {
@@ -395,22 +611,33 @@ func (ms *matcherSet) firstOf(readings ...string) int {
 		read[k] = true
 		return false
 	}
-	for i, m := range ms.matchers {
+	for {
+		i := -1 // the first matcher with hits in a reading
+		for r, h := range hits {
+			if next[r] < len(h) && (i < 0 || h[next[r]].matcher < i) {
+				i = h[next[r]].matcher
+			}
+		}
+		if i < 0 {
+			return -1
+		}
+		m := ms.matchers[i]
 		for r, s := range readings {
-			h := hits[r][i]
-			switch {
-			case h == nil:
+			if next[r] >= len(hits[r]) || hits[r][next[r]].matcher != i {
 				continue
-			case !m.windowed() || len(h) == 0 || len(s) <= 4*m.span:
+			}
+			h := hits[r][next[r]:hits[r].end(next[r])]
+			next[r] += len(h)
+			switch {
+			case !m.windowed() || h[0].at < 0 || len(s) <= 4*m.span:
 				if try(i, s) {
-					return i
+					return ms.origin[i]
 				}
 			case windowsMatch(m, s, h, func(w string) bool { return try(i, w) }):
-				return i
+				return ms.origin[i]
 			}
 		}
 	}
-	return -1
 }
 
 type windowKey struct {
@@ -418,27 +645,41 @@ type windowKey struct {
 	text    string
 }
 
-// hits returns, per matcher, where its literals start in s (nil: nowhere; empty: a matcher without literals).
-func (ms *matcherSet) hits(s string) [][]int {
-	hits := make([][]int, len(ms.matchers))
+// hit is where a literal of a matcher starts in a text; at is -1 for a matcher without literals, which reads the
+// whole text.
+type hit struct{ matcher, at int }
+
+// literalHits is the hits in a text, in the order of their matchers and then of where they are.
+type literalHits []hit
+
+// end is the index after the last hit of the matcher of hits[k].
+func (hits literalHits) end(k int) int {
+	e := k + 1
+	for e < len(hits) && hits[e].matcher == hits[k].matcher {
+		e++
+	}
+	return e
+}
+
+// hits returns where the matchers' literals start in s, and a hit at -1 for each matcher without literals. Only
+// the matchers found are listed: a set may have thousands, and a note holds the literals of a few.
+func (ms *matcherSet) hits(s string) literalHits {
+	var hits literalHits
+	for _, i := range ms.always {
+		hits = append(hits, hit{i, -1})
+	}
 	for i := 0; i+1 < len(s); i++ {
 		if ms.byPair[pair(s, i)] == 0 {
 			continue
 		}
-		ms.walk(s, i, func(m int) {
-			if h := hits[m]; len(h) == 0 || h[len(h)-1] != i {
-				hits[m] = append(h, i)
-			}
-		})
+		ms.walk(s, i, func(m int) { hits = append(hits, hit{m, i}) })
 	}
-	for _, i := range ms.always {
-		hits[i] = []int{}
-	}
-	return hits
+	slices.SortStableFunc(hits, func(a, b hit) int { return a.matcher - b.matcher }) // positions stay in order
+	return slices.Compact(hits)
 }
 
 // windowsMatch reports whether match is true of one of the windows of s around the literal hits of m.
-func windowsMatch(m matcher, s string, hits []int, match func(string) bool) bool {
+func windowsMatch(m matcher, s string, hits []hit, match func(string) bool) bool {
 	found := false
 	windows(m, s, hits, func(lo, hi int) bool {
 		found = match(s[lo:hi])
@@ -447,9 +688,10 @@ func windowsMatch(m matcher, s string, hits []int, match func(string) bool) bool
 	return found
 }
 
-// firstUnfiltered is first without literals or windows: every matcher reads all of s. Tests compare the two.
+// firstUnfiltered is first without literals, windows or branches: every pattern whole reads all of s. Tests compare
+// the two.
 func (ms *matcherSet) firstUnfiltered(s string) int {
-	for i, m := range ms.matchers {
+	for i, m := range ms.wholes {
 		if m.re.MatchString(s) {
 			return i
 		}
@@ -462,7 +704,7 @@ func (ms *matcherSet) firstWhole(s string) int {
 	can := ms.candidates(s)
 	for i, m := range ms.matchers {
 		if can[i] && m.re.MatchString(s) {
-			return i
+			return ms.origin[i]
 		}
 	}
 	return -1
@@ -482,7 +724,7 @@ func (x extractor) exact(re *syntax.Regexp) ([]string, bool) {
 		if x.spaced {
 			return []string{" "}, true
 		}
-		return []string{""}, true
+		return []string{string(boundary)}, true
 	case syntax.OpEmptyMatch, syntax.OpBeginText, syntax.OpEndText, syntax.OpBeginLine, syntax.OpEndLine:
 		return []string{""}, true
 	case syntax.OpCapture:
@@ -628,11 +870,11 @@ func (x extractor) leading(re *syntax.Regexp) []string {
 	return []string{""}
 }
 
-// minLen is the length of the shortest literal, not counting the spaces that stand for word boundaries.
+// minLen is the length of the shortest literal, not counting the spaces and marks that stand for word boundaries.
 func minLen(s []string) int {
 	m := -1
 	for _, x := range s {
-		if n := len(strings.TrimSpace(x)); m < 0 || n < m {
+		if n := len(strings.TrimSpace(strings.ReplaceAll(x, string(boundary), ""))); m < 0 || n < m {
 			m = n
 		}
 	}

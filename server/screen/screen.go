@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"twofold/server/board"
@@ -40,13 +41,31 @@ var Categories = []Category{SexualMinors, Violence, SelfHarm, Hate, Sexual, Hara
 
 // Pipeline is the screen: local screeners, then the classifier.
 type Pipeline struct {
+	*lists
+	model      *model      // the statistical classifier trained in the repo; nil without weights
+	classifier *Classifier // nil when not configured
+	failClosed bool
+	log        *slog.Logger
+}
+
+// lists is the compiled rule sets, which never change: compiled once per process (a few thousand small
+// expressions take a third of a second) and shared by every pipeline.
+type lists struct {
 	token, raw, exact, native ruleSet
 	allow, allowExact         *matcherSet
-	model                     *model      // the statistical classifier trained in the repo; nil without weights
-	classifier                *Classifier // nil when not configured
-	failClosed                bool
-	log                       *slog.Logger
 }
+
+var compiledLists = sync.OnceValue(func() *lists {
+	same := func(s string) string { return s }
+	return &lists{
+		token:      newRuleSet(patterns, squeezePattern, true),
+		raw:        newRuleSet(rawPatterns, same, false),
+		exact:      newRuleSet(exactPatterns, same, true),
+		native:     newRuleSet(nativePatterns, same, false),
+		allow:      newMatcherSet(mapSlice(allowed, squeezePattern), true),
+		allowExact: newMatcherSet(allowed, true),
+	}
+})
 
 // ruleSet is the patterns of every category for one kind of reading, with the category of each.
 type ruleSet struct {
@@ -89,14 +108,8 @@ var _ board.Screener = (*Pipeline)(nil)
 // New compiles the lists and loads the statistical classifier. classifier may be nil; failClosed refuses notes
 // (SCREEN_UNAVAILABLE) when the classifier cannot be reached, where the default keeps the local verdict.
 func New(classifier *Classifier, failClosed bool, log *slog.Logger) *Pipeline {
-	same := func(s string) string { return s }
 	return &Pipeline{
-		token:      newRuleSet(patterns, squeezePattern, true),
-		raw:        newRuleSet(rawPatterns, same, false),
-		exact:      newRuleSet(exactPatterns, same, true),
-		native:     newRuleSet(nativePatterns, same, false),
-		allow:      newMatcherSet(mapSlice(allowed, squeezePattern), true),
-		allowExact: newMatcherSet(allowed, true),
+		lists:      compiledLists(),
 		model:      loadModel(),
 		classifier: classifier,
 		failClosed: failClosed,
@@ -314,14 +327,14 @@ var minorRE = regexp.MustCompile(`\b(?:(?:turned|aged?|is|are|am|ur|u r|you're|y
 
 // rules matches the lexicons against every reading of v.
 func (p *Pipeline) rules(v views) (Category, int) {
-	readings := []string{p.clean(v.words)}
-	alts := []string{p.clean(v.leet), p.clean(v.joined)}
+	words := [][]string{v.words, v.leet, v.joined}
 	if oneForL(v.plain) { // "ki11 a11": leet reads 1 as i, and it stands for l as often
-		alts = append(alts, p.clean(tokens(strings.ReplaceAll(v.plain, "1", "l"), true, true)))
+		words = append(words, tokens(strings.ReplaceAll(v.plain, "1", "l"), true, true))
 	}
-	for _, r := range alts {
-		if !slices.Contains(readings, r) { // most notes read the same every way
-			readings = append(readings, r)
+	var readings []string
+	for i, w := range words {
+		if !slices.ContainsFunc(words[:i], func(o []string) bool { return slices.Equal(o, w) }) { // most notes read the same every way
+			readings = append(readings, p.clean(w))
 		}
 	}
 	found, best := p.token.match(readings...)
@@ -335,7 +348,7 @@ func (p *Pipeline) rules(v views) (Category, int) {
 		found, best = c, r
 	}
 	{ // every note: Spanish, German, French or Turkish folds to ASCII and still needs its lexicons
-		if c, r := p.native.match(nativeAllowed.ReplaceAllString(v.native, " ")); r < best {
+		if c, r := p.native.match(nativeAllowed.replace(v.native)); r < best {
 			found, best = c, r
 		}
 	}

@@ -416,6 +416,50 @@ func TestWindowsFindWhatTheWholeTextFinds(t *testing.T) {
 	t.Logf("%d readings compared", checked)
 }
 
+// Taking the allowed phrases out through their branches' literals and windows leaves what replacing every match of
+// each pattern whole, in turn, leaves: every reading of every note of the corpus, and the notes stretched long.
+func TestRemoveTakesOutWhatThePatternsMatch(t *testing.T) {
+	p := New(nil, false, quiet())
+	notes := append(readCorpus(t, "testdata/train.tsv"), readCorpus(t, "testdata/heldout.tsv")...)
+	pad := strings.Repeat("we killed the stale worker and the logs were clean ", 4)
+	whole := func(ms *matcherSet, s string) string {
+		for _, m := range ms.wholes {
+			s = m.re.ReplaceAllString(s, " ")
+		}
+		return s
+	}
+	changed := 0
+	for i, n := range notes {
+		texts := []string{n.text}
+		if i%8 == 0 {
+			texts = append(texts, pad+n.text+" "+pad)
+		}
+		for _, text := range texts {
+			v := newViews(text)
+			for _, c := range []struct {
+				set   *matcherSet
+				words []string
+			}{{p.allow, v.words}, {p.allow, v.joined}, {p.allowExact, v.exact}} {
+				line := " " + strings.Join(c.words, " ") + " "
+				got, want := c.set.remove(c.words), whole(c.set, line)
+				if got != want {
+					t.Fatalf("%q:\nthe windows leave %q,\nthe patterns     %q", line, got, want)
+				}
+				if got != line {
+					changed++
+				}
+			}
+			if got, want := nativeAllowed.replace(v.native), whole(nativeAllowed, v.native); got != want {
+				t.Fatalf("%q: the windows leave %q, the pattern %q", v.native, got, want)
+			}
+		}
+	}
+	if changed < 100 {
+		t.Fatalf("only %d readings held an allowed phrase: the test compares too little", changed)
+	}
+	t.Logf("%d readings changed by removal", changed)
+}
+
 // The scanners that stand in for regular expressions on every note find what those expressions find, and the
 // one-pass measure that skips them never skips a text they match: every note of the corpus, and each with the
 // runs of base64 and hex of the decoding tests.
@@ -489,5 +533,39 @@ func TestManyNumbers(t *testing.T) {
 	}
 	if c := p.Local("lots: " + strings.Join(list, ", ")); c != PersonalData {
 		t.Errorf("%d different numbers: %q, want %q", maxPhones+1, c, PersonalData)
+	}
+}
+
+// A pattern that starts with an alternation is kept as one matcher per branch, each with its own literals; a
+// literal after \b in a text that is not spaced is found only at a word boundary.
+func TestBranchesAndBoundedLiterals(t *testing.T) {
+	for _, c := range []struct {
+		pattern string
+		want    int
+	}{
+		{`\b(?:kill|shoot) you\b`, 2},
+		{`\bkill (?:you|him)\b`, 1},                  // the branches start alike: one matcher
+		{`^(?:ab|cd)x|\bef`, 3},                      // the top alternation, and the one its first branch starts with
+		{`(?:ab|cd)(?:ef|gh)`, 2},                    // only the alternation a match starts with
+		{`\b(?:earn|make)\b[^\n]{0,30}\$\d+`, 2},     // each verb its literal
+		{`\b(?:i|we) (?:\w+ ){0,3}(?:kill|stab)`, 1}, // the pronouns are too short to be literals: one matcher
+	} {
+		if got := len(newMatcherSet([]string{c.pattern}, false).matchers); got != c.want {
+			t.Errorf("%s: %d matchers, want %d", c.pattern, got, c.want)
+		}
+	}
+	set := newMatcherSet([]string{`\bearn\b[^\n]{0,30}\$\d+`, `per\b`}, false)
+	for _, c := range []struct {
+		text  string
+		found int
+	}{
+		{"earn up to $500", 1}, {"learn it for $500", 0}, {"earned $5", 0}, {"(earn) $5", 1}, {"per day", 1}, {"perish", 0}, {"super", 1},
+	} {
+		if got := len(set.hits(c.text)); got != c.found {
+			t.Errorf("%q: %d hits, want %d", c.text, got, c.found)
+		}
+		if got, want := set.first(c.text), set.firstUnfiltered(c.text); got != want {
+			t.Errorf("%q: the set finds %d, the patterns %d", c.text, got, want)
+		}
 	}
 }
