@@ -234,6 +234,11 @@ var allowed = []string{
 	`\bused to (?:\w+ )?(?:starve|cut|hurt|harm|burn) myself\b`,
 	// Crisis lines and prevention are help, not self-harm.
 	`\bsuicide (?:prevention|hotline|helpline|lifeline|crisis line|line|awareness|watch)\b`,
+	// An album's title; the parts of a shop's code, not an advert: "a bug in the discount code logic".
+	`\bnever mind the bollocks\b`,
+	`\b(?:discount|promo|coupon|voucher|referral) codes? (?:logic|field|validation|bug|endpoint|table|column|service|feature|module|api|input|form|parser|handler|flow|check|lookup|migration|test)s?\b`,
+	// Asking for a config or a log with its secrets taken out is asking for help, not for the secrets.
+	`\b(?:share|post|paste|send|attach|upload) (?:your|the|ur) (?:config\w*|logs?|output|settings|setup|yaml|env file|compose file|manifest)(?: \w+){0,3} (?:with |minus |without )?(?:the |any |all )?(?:secrets?|tokens?|keys?|passwords?|credentials) (?:redacted|removed|stripped|scrubbed|masked|omitted|blanked|censored|taken out)\b`,
 }
 
 // exactPatterns are matched against the unsqueezed reading: terms whose squeezed form is an ordinary word
@@ -276,7 +281,7 @@ var nativePatterns = map[Category][]string{
 		`(?:忽略|无视|忘记|忽視|無視)(?:之前|以前|先前|上面|所有|全部|你的)?(?:的)?(?:所有)?(?:指令|指示|规则|規則|系统提示|说明)|(?:泄露|显示|输出|告诉我|给我看|打印|发出)(?:你的)?(?:系统提示|系統提示|密钥|密码|api)|忽略.{0,12}?(?:指令|指示|系统提示)|系统提示词?.{0,16}?(?:贴|发|打印|输出|告诉|分享|公开|回复)`,
 		`(?:이전|모든|앞의)?\s?(?:지시|명령|프롬프트)(?:을|를|은|는)?\s?(?:무시|잊어(?:라|줘|버려라|주세요))|(?:지시|명령|지침)(?:은|는|을|를)?\s?(?:모두|전부|다)?\s?(?:무시|잊어(?:라|줘|버려라|주세요))|시스템\s?프롬프트.{0,16}?(?:보여|알려|출력|공개|올려|남겨|붙여)`,
 		`(?:تجاهل|انس)\s(?:\S+\s){0,3}(?:التعليمات|الأوامر|القواعد)|(?:اكشف|أظهر|أرسل|اعرض)\s(?:\S+\s){0,2}(?:المفاتيح|كلمة\s?المرور|موجه)`,
-		`(?:पिछले|सभी|पहले\s?के)?\s?(?:निर्देशों|निर्देश|नियमों)\s?(?:को)?\s?(?:अनदेखा|नजरअंदाज|भूल)|सिस्टम\s?प्रॉम्प्ट.{0,24}?(?:दिखा|बता|साझा\s?कर[ोें]|कॉपी|पोस्ट|लिख|भेज)`,
+		`(?:पिछले|सभी|पहले\s?के)?\s?(?:निर्देशों|निर्देश|नियमों)\s?(?:को)?\s?(?:अनदेखा|नजरअंदाज|भूल)|सिस्टम\s?प्रॉम्प्ट.{0,24}?(?:(?:दिखा|बता)(?:ओ|एं|एँ|इए|इये|ये|दो|दें)|(?:साझा|कॉपी|पोस्ट)\s?(?:कर[ोें]|करिए|करिये|करना)|(?:लिख|भेज)(?:ो|ें|िए|िये|\s?दो|\s?दें))`,
 		`(?:ignora|olvida|descarta|omite)\w*\s(?:\S+\s){0,3}(?:instrucciones|indicaciones|(?:tus|sus|vuestras)\s(?:\S+\s)?reglas)|(?:ignore[sz]?|oublie[sz]?)\s(?:\S+\s){0,3}(?:instructions|consignes|(?:tes|vos)\s(?:\S+\s)?r[eè]gles)|(?:ignorier\w*|vergiss|vergess\w*)\s(?:\S+\s){0,3}(?:anweisungen|vorgaben|(?:deine|eure|ihre|alle\sbisherigen|alle\svorherigen)\s(?:\S+\s)?regeln)|(?:ignor[ae]\w*|esque[cç]a\w*)\s(?:\S+\s){0,3}(?:instru[cç][oõ]es|(?:suas|tuas)\s(?:\S+\s)?regras)|(?:ignora\w*|dimentica\w*)\s(?:\S+\s){0,3}(?:istruzioni|(?:tue|sue|vostre)\s(?:\S+\s)?regole)|(?:yok\s?say|görmezden\s?gel|gormezden\s?gel|unut)\w*\s(?:\S+\s){0,3}talimat|talimat\w*\s(?:\S+\s){0,2}(?:yok\s?say|görmezden|gormezden|unut)|(?:zignoruj|zapomnij)\s(?:\S+\s){0,3}(?:instrukcj|polece)|(?:negeer|vergeet)\s(?:\S+\s){0,3}instructies|(?:abaikan|lupakan)\s(?:\S+\s){0,3}(?:instruksi|perintah)|bo\squa\s(?:\S+\s){0,3}huong\sdan|ignorera\s(?:\S+\s){0,3}instruktioner|התעלם\s(?:\S+\s){0,2}(?:ההוראות|מההוראות)`,
 		`(?:(?:muestra|revela|imprime|dame|ensena|comparte)\w*\s(?:\S+\s){0,3}prompt\s(?:del\s)?sistema|(?:montre|affiche|revele|donne|colle|imprime|envoie)[rsz]?\s(?:\S+\s){0,3}prompt\s(?:du\s)?syst[eè]me|(?:mostre|mostra|revele|imprima|envie|compartilhe)\w*\s(?:\S+\s){0,3}prompt\s(?:do\s)?sistema|(?:mostra|rivela|stampa|invia)\w*\s(?:\S+\s){0,3}prompt\s(?:di\s)?sistema|(?:zeig|gib|verrat)\w*\s(?:\S+\s){0,3}system-?prompt|sistem\s?istem\w*\s(?:\S+\s){0,3}(?:goster|yazdir|paylas|yaz))`,
 	},

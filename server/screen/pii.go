@@ -12,28 +12,28 @@ import (
 )
 
 var (
-	emailRE     = regexp.MustCompile(`([a-z0-9._%+-]+)@([a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,})`)
+	emailRE     = foldedRE(`([a-z0-9._%+-]+)@([a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,})`)
 	atWord      = `(?:\(at\)|\[at\]|\{at\}|<at>|\sat\s|\sarroba\s|\(arroba\)|\[arroba\]|\sbei\s|\(ät\)|\sсобака\s|\sчерез\s)`
 	dotWord     = `(?:\(dot\)|\[dot\]|\{dot\}|<dot>|\sdot\s|\spunto\s|\(punto\)|\spunkt\s|\(punkt\)|\spoint\s|\sточка\s|\sponto\s|\s\.\s)`
-	emailSpoken = regexp.MustCompile(`\b([a-z0-9._-]{2,}(?:` + dotWord + `[a-z0-9_-]{2,})?)\s*` + atWord + `\s*([a-z0-9-]{2,})\s*` + dotWord + `\s*([a-z]{2,})\b`)
+	emailSpoken = foldedRE(`\b([a-z0-9._-]{2,}(?:` + dotWord + `[a-z0-9_-]{2,})?)\s*` + atWord + `\s*([a-z0-9-]{2,})\s*` + dotWord + `\s*([a-z]{2,})\b`)
 	// A phone number as written: digits in groups with any separator, or in one run; or after a plus sign.
-	phoneRE   = regexp.MustCompile(`(?:^|[^\w.:/#-])(\+?\(?\d[\d\s().\-/·_*]{6,22}\d)(?:$|[^\w:/-])`)
-	cardRE    = regexp.MustCompile(`\b(?:\d[ \-.|*/_]?){12,18}\d\b`)
-	ibanRE    = regexp.MustCompile(`\b[a-z]{2}\d{2}(?:[ ]?[a-z0-9]{4}){2,7}(?:[ ]?[a-z0-9]{1,4})?\b`)
-	ssnRE     = regexp.MustCompile(`\b(\d{3})[- ](\d{2})[- ](\d{4})\b`)
-	streetRE  = regexp.MustCompile(`\b\d{1,5}[a-z]?,?\s+(?:[a-z]+\s+){1,3}(?:street|st|avenue|ave|road|rd|lane|ln|boulevard|blvd|drive|dr|court|ct|terrace|crescent|close|place|pl|square|sq|highway|hwy|parkway|pkwy|rua|calle|avenida|strasse|straße|straat|rue|allee|weg|gasse|platz|ulitsa|way|grove|mews|circle|cir|trail)\b\.?`)
-	streetPre = regexp.MustCompile(`\b(?:rua|calle|avenida|rue|via|avenue|ulica|ul\.|улица|ул\.|viale|piazza|plaza|carrer|avinguda)\s+(?:[\p{L}'.-]+\s+){1,4}\d{1,5}\b|\b\d{1,5},?\s+(?:rua|calle|avenida|rue|via|avenue)\s+[a-z]+|\b[\p{L}-]+(?:straße|strasse|str\.|weg|gasse|allee|platz|laan|straat|gracht|vej|gatan|gata)\s+\d{1,4}[a-z]?\b`)
-	secretRE  = regexp.MustCompile(`\b(?:sk-[a-z0-9_-]{20,}|sk_live_[a-z0-9]{16,}|rk_live_[a-z0-9]{16,}|ghp_[a-z0-9]{30,}|gho_[a-z0-9]{30,}|github_pat_[a-z0-9_]{30,}|xox[abpr]-[a-z0-9-]{10,}|akia[0-9a-z]{16}|aiza[0-9a-z_-]{35}|glpat-[a-z0-9_-]{20,}|hf_[a-z0-9]{30,}|ac[a-f0-9]{32})\b|-----begin [a-z ]*private key-----|\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqp)://[^\s:/]+:[^\s@/]+@`)
+	phoneRE   = foldedRE(`(?:^|[^\w.:/#-])(\+?\(?\d[\d\s().\-/·_*]{6,22}\d)(?:$|[^\w:/-])`)
+	cardRE    = foldedRE(`\b(?:\d[ \-.|*/_]?){12,18}\d\b`)
+	ibanRE    = foldedRE(`\b[a-z]{2}\d{2}(?:[ ]?[a-z0-9]{4}){2,7}(?:[ ]?[a-z0-9]{1,4})?\b`)
+	ssnRE     = foldedRE(`\b(\d{3})[- ](\d{2})[- ](\d{4})\b`)
+	streetRE  = foldedRE(`\b\d{1,5}[a-z]?,?\s+(?:[a-z]+\s+){1,3}(?:street|st|avenue|ave|road|rd|lane|ln|boulevard|blvd|drive|dr|court|ct|terrace|crescent|close|place|pl|square|sq|highway|hwy|parkway|pkwy|rua|calle|avenida|strasse|straße|straat|rue|allee|weg|gasse|platz|ulitsa|way|grove|mews|circle|cir|trail)\b\.?`)
+	streetPre = foldedRE(`\b(?:rua|calle|avenida|rue|via|avenue|ulica|ul\.|улица|ул\.|viale|piazza|plaza|carrer|avinguda)\s+(?:[\p{L}'.-]+\s+){1,4}\d{1,5}\b|\b\d{1,5},?\s+(?:rua|calle|avenida|rue|via|avenue)\s+[a-z]+|\b[\p{L}-]+(?:straße|strasse|str\.|weg|gasse|allee|platz|laan|straat|gracht|vej|gatan|gata)\s+\d{1,4}[a-z]?\b`)
+	secretRE  = foldedRE(`\b(?:sk-[a-z0-9_-]{20,}|sk_live_[a-z0-9]{16,}|rk_live_[a-z0-9]{16,}|ghp_[a-z0-9]{30,}|gho_[a-z0-9]{30,}|github_pat_[a-z0-9_]{30,}|xox[abpr]-[a-z0-9-]{10,}|akia[0-9a-z]{16}|aiza[0-9a-z_-]{35}|glpat-[a-z0-9_-]{20,}|hf_[a-z0-9]{30,}|ac[a-f0-9]{32})\b|-----begin [a-z ]*private key-----|\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqp)://[^\s:/]+:[^\s@/]+@`)
 	// A detail named as what it is ("my passport number is ...", "DNI: ...", "password: ...").
-	labelled  = regexp.MustCompile(`\b(?:home address|address|phone number|phone|mobile|cell|handy|telefon\w*|teléfono|telefone|телефон\w*|social security(?: number)?|ssn|passport(?: number| no\.?)?|pasaporte|passeport|reisepass|паспорт\w*|bank account|account number|routing number|sort code|credit card|card number|cvv|cvc|pin|password|passwort|contraseña|senha|mot de passe|пароль|parola|dni|nie|cpf|rg|aadhaar|pan|pesel|bsn|nino|national insurance(?: number)?|tax id|steuer-?id|steuernummer|codice fiscale|nif|nir|my number|マイナンバー|주민등록번호|身份证(?:号)?|tc kimlik(?: no)?|kimlik no|snils|снилс|инн|sin|medicare|tfn|iban|seed phrase|recovery phrase|private key)\s*(?:no\.?|number|nr\.?|#)?\s*(?:is|=|:|es|ist|est|é|è|это|：|は|는|是)\s*[:=]?\s*([^\s,;]*\d[^\s,;]*(?:\s\d[^\s,;]*){0,3}|[^\s,;]{6,})`)
-	orderNear = regexp.MustCompile(`(?:\b(?:order|invoice|ticket|case|ref|reference|bestellung|rechnung|pedido|factura|commande|ordine|zamówienie|sipariş|заказ|tracking|id|nr|no|build|version|release|pid|port|line|timestamp|epoch|seed|hash|sha|commit|issue|pr|run|job)\.?\s*(?:number|no\.?|nr\.?|numarası|numero|número|numéro|nummer|номер|#|:)?\s*(?:is|was|=|:|es|ist|est|é)?\s*|#\s*|(?:bestellnummer|auftragsnummer|rechnungsnummer|sendungsnummer|订单号?|订单编号|单号|快递单号|注文番号|注文|伝票番号|주문\s?번호|운송장\s?번호|ऑर्डर\s?(?:नंबर|संख्या)?|طلب رقم|رقم الطلب)\s*[:：]?\s*)$`)
-	phoneNear = regexp.MustCompile(`(?:call|text|phone|tel|whatsapp|signal|telegram|number|reach|ring|mobile|cell|handy|móvil|movil|celular|portable|telefon\w*|teléfono|telefone|телефон|номер|電話|电话|전화|फोन|هاتف|رقم)\W{0,3}(?:\w+\W+){0,3}$`)
-	spacedAt  = regexp.MustCompile(`[a-z0-9._%+-]+\s*@\s*[a-z0-9-]+(?:\s*\.\s*[a-z0-9-]+)*\s*\.\s*[a-z]{2,}\b`) // "jane @ gmail . com"
+	labelled  = foldedRE(`\b(?:home address|address|phone number|phone|mobile|cell|handy|telefon\w*|teléfono|telefone|телефон\w*|social security(?: number)?|ssn|passport(?: number| no\.?)?|pasaporte|passeport|reisepass|паспорт\w*|bank account|account number|routing number|sort code|credit card|card number|cvv|cvc|pin|password|passwort|contraseña|senha|mot de passe|пароль|parola|dni|nie|cpf|rg|aadhaar|pan|pesel|bsn|nino|national insurance(?: number)?|tax id|steuer-?id|steuernummer|codice fiscale|nif|nir|my number|マイナンバー|주민등록번호|身份证(?:号)?|tc kimlik(?: no)?|kimlik no|snils|снилс|инн|sin|medicare|tfn|iban|seed phrase|recovery phrase|private key)\s*(?:no\.?|number|nr\.?|#)?\s*(?:is|=|:|es|ist|est|é|è|это|：|は|는|是)\s*[:=]?\s*([^\s,;]*\d[^\s,;]*(?:\s\d[^\s,;]*){0,3}|[^\s,;]{6,})`)
+	orderNear = foldedRE(`(?:\b(?:number|nomor|numer|numero|no\.?|nr\.?|so)\s(?:resi|pesanan|pedido|zamowienia|paczki|przesylki|don hang|van don|theo doi)(?:\s[a-z]{2,8})?\s*[:#]?\s*|\b(?:order|invoice|ticket|case|ref|reference|bestellung|rechnung|pedido|factura|commande|ordine|zamowienie|siparis|заказ|tracking|pesanan|resi|bestelling|parcel|shipment|package|consignment|waybill|awb|kargo|paket|don hang|id|nr|no|build|version|release|pid|port|line|timestamp|epoch|seed|hash|sha|commit|issue|pr|run|job)\.?\s*(?:number|no\.?|nr\.?|numarasi|numero|nummer|номер|nomor|numer|#|:)?\s*(?:is|was|=|:|es|ist|est|e)?\s*|#\s*|(?:bestellnummer|auftragsnummer|rechnungsnummer|sendungsnummer|订单号?|订单编号|单号|快递单号|注文番号|注文|伝票番号|주문\s?번호|운송장\s?번호|ऑर्डर\s?(?:नंबर|संख्या)?|طلب رقم|رقم الطلب)\s*[:：]?\s*)$`)
+	phoneNear = foldedRE(`(?:call|text|phone|tel|whatsapp|signal|telegram|number|reach|ring|mobile|cell|handy|móvil|movil|celular|portable|telefon\w*|teléfono|telefone|телефон|номер|電話|电话|전화|फोन|هاتف|رقم)\W{0,3}(?:\w+\W+){0,3}$`)
+	spacedAt  = foldedRE(`[a-z0-9._%+-]+\s*@\s*[a-z0-9-]+(?:\s*\.\s*[a-z0-9-]+)*\s*\.\s*[a-z]{2,}\b`) // "jane @ gmail . com"
 	// A group of digits with an o, l or i among them, between separators: how a number is written past a filter.
-	letterDigit = regexp.MustCompile(`\b(?:[0-9]+[oli][0-9oli]*|[oli]+[0-9][0-9oli]*)\b`)
-	decimalRE   = regexp.MustCompile(`^\d+[.,]\d{1,3}$`)
-	dateRE      = regexp.MustCompile(`^\d{4}[-./]\d{1,2}[-./]\d{1,2}|^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$`)
-	placeholder = regexp.MustCompile(`(?:example|anytown|john doe|jane doe|jane roe|placeholder|your_?key|xxxx|<[^>]*>|\*\*\*|redacted|changeme|dummy|fake|sample|test)`)
+	letterDigit = foldedRE(`\b(?:[0-9]+[oli][0-9oli]*|[oli]+[0-9][0-9oli]*)\b`)
+	decimalRE   = foldedRE(`^\d+[.,]\d{1,3}$`)
+	dateRE      = foldedRE(`^\d{4}[-./]\d{1,2}[-./]\d{1,2}|^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$`)
+	placeholder = foldedRE(`(?:example|anytown|john doe|jane doe|jane roe|placeholder|your_?key|xxxx|<[^>]*>|\*\*\*|redacted|changeme|dummy|fake|sample|test)`)
 )
 
 // labelledWords finds, in one pass, whether any label of a personal detail is in a text at all.
@@ -73,6 +73,12 @@ func streetNamed(t string, words map[string]bool) bool {
 	return containsAny(t, "straße", "strasse", "str.", "weg ", "gasse", "allee", "platz", "laan", "straat", "gracht", "vej ", "gatan", "gata ")
 }
 
+// testAddress reports an address in a note that says it is test or example data ("test data for the address form:
+// 10 Downing St") and says nothing of anyone living there.
+func testAddress(t string, start, end int) bool {
+	return exampleSaid.MatchString(t[max(0, start-200):min(len(t), end+60)]) && !residence.MatchString(t)
+}
+
 // publicPlace reports an address given as a public place's: a museum, station, embassy, shop or venue, or what
 // visitors are told (tickets, opening hours, entry), in a note that says nothing of anyone living there
 // ("Rijksmuseum, Museumstraat 1").
@@ -81,8 +87,8 @@ func publicPlace(t string, start, end int) bool {
 }
 
 var (
-	venue     = regexp.MustCompile(`(?:museu|museo|musée|musee|muzeum|музе|basilica|basílica|basilika|sagrada|colosse?o|colosseum|kaufhaus|department store|tower|\btour\b|tickets?|entrance|admission|opening hours|open daily|exhibition|visitors?|entrada|eintritt|entrée|ingresso|billets?|biglietti|öffnungszeiten|horario|orario|horaires|galler|galerie|librar|biblio|station|bahnhof|estaci[oó]n|gare\b|airport|flughafen|aeropuerto|aéroport|universit|hospital|krankenhaus|hôpital|theat|teatro|théâtre|cathedral|kathedrale|catedral|cathédrale|church|kirche|iglesia|église|mosque|moschee|mezquita|synagog|temple|\bpark\b|\bzoo\b|stadi|\bstade\b|hotel|restaurant|\bcaf[eé]\b|\bpub\b|\bshop\b|\bstore\b|\bmall\b|market|markt|mercado|marché|headquarters|\bhq\b|embassy|botschaft|embajada|ambassade|consulate|city hall|town hall|rathaus|ayuntamiento|mairie|palace|palais|palacio|palazzo|castle|schloss|monument|memorial|\bvenue|conference|meetup|arena|\bopera\b|\boper\b|white house|opera house|parliament|parlament|bundestag|capitol|ministry|court ?house|post office|library|school of|institute|institut|instituto|centre|center|zentrum|centro|mailing address|postal address|visitor)`)
-	residence = regexp.MustCompile(`\b(?:lives?|living|resides?|residence|home|house of|apartment|apt|flat|he|she|him|his|her|they|them|their|wife|husband|kids|family|neighbou?r|door|buzzer|is at|stays?|staying|wohnt|wohnung|zuhause|vive|mora|habite|domicile|vit à|живет|живёт|квартир\w*|dox\w*|find (?:him|her|them)|his address|her address|their address|private address|home address)\b`)
+	venue     = foldedRE(`(?:landmarks?|sights|attractions?|museu|museo|musée|musee|muzeum|музе|basilica|basílica|basilika|sagrada|colosse?o|colosseum|kaufhaus|department store|tower|\btour\b|tickets?|entrance|admission|opening hours|open daily|exhibition|visitors?|entrada|eintritt|entrée|ingresso|billets?|biglietti|öffnungszeiten|horario|orario|horaires|galler|galerie|librar|biblio|station|bahnhof|estaci[oó]n|gare\b|airport|flughafen|aeropuerto|aéroport|universit|hospital|krankenhaus|hôpital|theat|teatro|théâtre|cathedral|kathedrale|catedral|cathédrale|church|kirche|iglesia|église|mosque|moschee|mezquita|synagog|temple|\bpark\b|\bzoo\b|stadi|\bstade\b|hotel|restaurant|\bcaf[eé]\b|\bpub\b|\bshop\b|\bstore\b|\bmall\b|market|markt|mercado|marché|headquarters|\bhq\b|embassy|botschaft|embajada|ambassade|consulate|city hall|town hall|rathaus|ayuntamiento|mairie|palace|palais|palacio|palazzo|castle|schloss|monument|memorial|\bvenue|conference|meetup|arena|\bopera\b|\boper\b|white house|opera house|parliament|parlament|bundestag|capitol|ministry|court ?house|post office|library|school of|institute|institut|instituto|centre|center|zentrum|centro|mailing address|postal address|visitor)`)
+	residence = foldedRE(`\b(?:lives?|living|resides?|residence|home|house of|apartment|apt|flat|he|she|him|his|her|they|them|their|wife|husband|kids|family|neighbou?r|door|buzzer|is at|stays?|staying|wohnt|wohnung|zuhause|vive|mora|habite|domicile|vit à|живет|живёт|квартир\w*|dox\w*|find (?:him|her|them)|his address|her address|their address|private address|home address)\b`)
 )
 
 // notAStreetName reports a match of streetRE whose words between the number and the street type are words of a
@@ -118,31 +124,31 @@ var streetWords = []string{"way", "grove", "mews", "circle", "cir", "trail", "st
 // Email addresses that are not a person's: the reserved example domains, and the role addresses of organisations.
 var (
 	// A domain with "example" as one of its words ("hs-example.de", "pacote.example.br") is documentation's too.
-	reservedDomain = regexp.MustCompile(`(?:^|\.)(?:example\.(?:com|org|net|edu)|example|test|invalid|localhost|local)$|^example\.|(?:^|[.-])example(?:[.-]|$)`)
-	roleLocal      = regexp.MustCompile(`^(?:[a-z0-9]+[._-])?(?:security|secure|support|help|helpdesk|info|contact|press|media|abuse|privacy|dpo|legal|hello|admin|noreply|no-reply|donotreply|sales|team|webmaster|postmaster|hostmaster|cfp|jobs|careers|feedback|billing|office|service|enquiries|inquiries|hr|psirt|cert|disclosure|bugs?|report|reports|vulnerabilit(?:y|ies)|bounty|compliance|partners|marketing|newsletter|events|community|docs|maintainers|ops|oncall|it|accounts|editor|editors|letters|tips|news|redaktion|kontakt|soporte|contacto|ayuda|presse|rgpd)(?:[+._-][a-z0-9]+)?$`)
-	freeMail       = regexp.MustCompile(`^(?:gmail|googlemail|yahoo|ymail|hotmail|outlook|live|msn|aol|icloud|me|mac|proton|protonmail|pm|gmx|web|mail|yandex|qq|163|126|naver|daum|hanmail|libero|orange|free|wanadoo|t-online|seznam|wp|o2|interia|rambler|bk|inbox|list|zoho|zohomail|fastmail|tutanota|tuta|hey|posteo|mailbox|duck|disroot|riseup|hushmail|runbox|startmail|mailfence|gmx|seznam|email)\.`)
-	ispMail        = regexp.MustCompile(`^(?:comcast|verizon|att|sbcglobal|bellsouth|cox|charter|earthlink|btinternet|sky|virginmedia|talktalk|ntlworld|orange|sfr|laposte|bbox|neuf|alice|tiscali|virgilio|tin|arcor|freenet|telenet|skynet|ziggo|kpnmail|planet|home|xs4all|bluewin|telia|online|docomo|ezweb|softbank|i\.softbank|au|telus|shaw|rogers|sympatico|bigpond|optusnet|iinet|xtra|uol|bol|terra|ig|prodigy|telmex|movistar|vodafone|tim|wind|onet|o2|interia|yandex|ukr|i|bk|inbox|list)\.`)
-	privateSaid    = regexp.MustCompile(`\b(?:personal|private|home|her|his|their|him|them|reach|person|daily|flood|spam|inbox|dm|harass\w*|dox\w*|leak\w*|real|privat\w*|persönlich\w*|personnel\w*|personale|pessoal|личн\w*)\b`)
+	reservedDomain = foldedRE(`(?:^|\.)(?:example\.(?:com|org|net|edu)|example|test|invalid|localhost|local)$|^example\.|(?:^|[.-])example(?:[.-]|$)`)
+	roleLocal      = foldedRE(`^(?:[a-z0-9]+[._-])?(?:security|secure|support|help|helpdesk|info|contact|press|media|abuse|privacy|dpo|legal|hello|admin|noreply|no-reply|donotreply|sales|team|webmaster|postmaster|hostmaster|cfp|jobs|careers|feedback|billing|office|service|enquiries|inquiries|hr|psirt|cert|disclosure|bugs?|report|reports|vulnerabilit(?:y|ies)|bounty|compliance|partners|marketing|newsletter|events|community|docs|maintainers|ops|oncall|it|accounts|editor|editors|letters|tips|news|redaktion|kontakt|soporte|contacto|ayuda|presse|rgpd)(?:[+._-][a-z0-9]+)?$`)
+	freeMail       = foldedRE(`^(?:gmail|googlemail|yahoo|ymail|hotmail|outlook|live|msn|aol|icloud|me|mac|proton|protonmail|pm|gmx|web|mail|yandex|qq|163|126|naver|daum|hanmail|libero|orange|free|wanadoo|t-online|seznam|wp|o2|interia|rambler|bk|inbox|list|zoho|zohomail|fastmail|tutanota|tuta|hey|posteo|mailbox|duck|disroot|riseup|hushmail|runbox|startmail|mailfence|gmx|seznam|email)\.`)
+	ispMail        = foldedRE(`^(?:comcast|verizon|att|sbcglobal|bellsouth|cox|charter|earthlink|btinternet|sky|virginmedia|talktalk|ntlworld|orange|sfr|laposte|bbox|neuf|alice|tiscali|virgilio|tin|arcor|freenet|telenet|skynet|ziggo|kpnmail|planet|home|xs4all|bluewin|telia|online|docomo|ezweb|softbank|i\.softbank|au|telus|shaw|rogers|sympatico|bigpond|optusnet|iinet|xtra|uol|bol|terra|ig|prodigy|telmex|movistar|vodafone|tim|wind|onet|o2|interia|yandex|ukr|i|bk|inbox|list)\.`)
+	privateSaid    = foldedRE(`\b(?:personal|private|home|her|his|their|him|them|reach|person|daily|flood|spam|inbox|dm|harass\w*|dox\w*|leak\w*|real|privat\w*|persönlich\w*|personnel\w*|personale|pessoal|личн\w*)\b`)
 	// Phone numbers named as a service: helplines, hotlines, support desks, offices.
-	serviceLine = regexp.MustCompile(`(?:helpline|hotline|lifeline|infoline|info line|information line|crisis|samaritans|support|helpdesk|service|customer|office|reception|switchboard|line is|call center|call centre|seelsorge|amico|ligne|línea|linea|linha|notruf|emergency|suicid\w*|samob[oó]j\w*|selbstmord\w*|самоубийств\w*|自殺|自杀|자살|telefon zaufania|poison|befrienders|cvv|telefonseelsorge|kindertelefon|childline|988|116|toll[- ]free|freephone|gratis|free|kostenlos|gratuit\w*|numéro vert|número gratuito|горяч\w* лини|телефон доверия|相談|热线|상담|ホットライン|いのちの電話|preventie|prevention|prevención|prävention|prévention|prevenzione|atención al cliente|atencion al cliente|servicio al cliente|atendimento|sac\b|kundenservice|kundendienst|service client|servizio clienti|müşteri hizmetleri|obsługa klienta|служба поддержки|справочн\w*|代表|窓口|客服|客户服务|고객\s?센터|고객\s?상담|ग्राहक सेवा|خدمة العملاء)`)
+	serviceLine = foldedRE(`(?:helpline|hotline|lifeline|infoline|info line|information line|crisis|samaritans|support|helpdesk|service|customer|office|reception|switchboard|line is|call center|call centre|seelsorge|amico|ligne|línea|linea|linha|notruf|emergency|suicid\w*|samob[oó]j\w*|selbstmord\w*|самоубийств\w*|自殺|自杀|자살|telefon zaufania|poison|befrienders|cvv|telefonseelsorge|kindertelefon|childline|988|116|toll[- ]free|freephone|gratis|free|kostenlos|gratuit\w*|numéro vert|número gratuito|горяч\w* лини|телефон доверия|相談|热线|상담|ホットライン|いのちの電話|preventie|prevention|prevención|prävention|prévention|prevenzione|atención al cliente|atencion al cliente|servicio al cliente|atendimento|sac\b|kundenservice|kundendienst|service client|servizio clienti|müşteri hizmetleri|obsługa klienta|служба поддержки|справочн\w*|代表|窓口|客服|客户服务|고객\s?센터|고객\s?상담|ग्राहक सेवा|خدمة العملاء|κέντρο δηλητηριάσεων|γραμμή|εξυπηρέτηση|τηλεφωνικό κέντρο|tổng đài|đường dây nóng|chăm sóc khách hàng|layanan|pusat panggilan|klantenservice|vergiftiging\w*|informatiecentrum|zehir|danışma|çağrı merkezi|infolinia|zatruć|kundtjänst|giftinformation|מוקד|קו חם|שירות לקוחות|гаряча лінія|довіри|हेल्पलाइन)`)
 	// Right after a number, only words that name a service line (toll-free, free to call, anonymous, day and night)
 	// make it one: "... office" after it may be a person's.
-	serviceAfter = regexp.MustCompile(`^\W{0,3}(?:toll[- ]free|freephone|free|helpline|hotline|24/7|24h|anytime|day and night|gratuit\w*|kostenlos|gratis|anonym\w*|anoniem|confidential\w*|vertraulich)\b`)
-	machineValue = regexp.MustCompile(`^(?:0x[0-9a-f]+|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?|[0-9a-f:]+::[0-9a-f:]*|\d+(?:\.\d+)?(?:px|em|rem|pt|%|ms|s|gb|mb|kb|tb|mhz|ghz|hz)|[0-9a-f]{7,40})\W*$`)
-	timeSaid     = regexp.MustCompile(`\b(?:timestamp|epoch|unix|millis\w*|nanos\w*|ms|ns|µs|us|seconds|utc)\b`)
-	postcodeBR   = regexp.MustCompile(`^\d{5}-\d{3}$`)
+	serviceAfter = foldedRE(`^\W{0,3}(?:toll[- ]free|freephone|free|helpline|hotline|24/7|24h|anytime|day and night|gratuit\w*|kostenlos|gratis|anonym\w*|anoniem|confidential\w*|vertraulich)\b`)
+	machineValue = foldedRE(`^(?:0x[0-9a-f]+|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?|[0-9a-f:]+::[0-9a-f:]*|\d+(?:\.\d+)?(?:px|em|rem|pt|%|ms|s|gb|mb|kb|tb|mhz|ghz|hz)|[0-9a-f]{7,40})\W*$`)
+	timeSaid     = foldedRE(`\b(?:timestamp|epoch|unix|millis\w*|nanos\w*|ms|ns|µs|us|seconds|utc)\b`)
+	postcodeBR   = foldedRE(`^\d{5}-\d{3}$`)
 	// A unit after a number makes it a measure.
-	unitAfter = regexp.MustCompile(`^\s?(?:m/s|km/h|mph|[kmcµnμ]?m\b|[kmµμn]?s\b|[km]?g\b|[kmgt]i?b\b|px\b|%|°|hz\b|[kmg]hz\b|[km]?w\b|kwh\b|lbs?\b|ft\b|ml\b|rpm\b)`)
+	unitAfter = foldedRE(`^\s?(?:m/s|km/h|mph|[kmcµnμ]?m\b|[kmµμn]?s\b|[km]?g\b|[kmgt]i?b\b|px\b|%|°|hz\b|[kmg]hz\b|[km]?w\b|kwh\b|lbs?\b|ft\b|ml\b|rpm\b)`)
 	// A card or account number named as a test or example value, in the languages of the web.
-	exampleSaid = regexp.MustCompile(`\b(?:test(?:ing)?|sandbox|stripe|adyen|paypal|braintree|example|sample|dummy|demo|beispiel\w*|exemple|ejemplo|esempio|exemplo|przykład\w*|örnek|пример\w*|テスト|测试|테스트)\b`)
+	exampleSaid = foldedRE(`\b(?:test(?:ing)?|teste|prueba|testdaten|sandbox|stripe|adyen|paypal|braintree|example|sample|dummy|demo|beispiel\w*|exemple|ejemplo|esempio|exemplo|przykład\w*|örnek|пример\w*|テスト|测试|테스트)\b`)
 	// A number said to be a placeholder or made up, in the languages of the web.
-	placeholderSaid = regexp.MustCompile(`\b(?:placeholder|segnaposto|platzhalter|marcador de posici[oó]n|espace réservé|заглушк\w*|fictional|fictitious|made[- ]up|not a real (?:number|phone)|isn't a real|is not a real|no es real|non è reale|nicht echt|fake number)\b`)
+	placeholderSaid = foldedRE(`\b(?:placeholder|segnaposto|platzhalter|marcador de posici[oó]n|espace réservé|заглушк\w*|fictional|fictitious|made[- ]up|not a real (?:number|phone)|isn't a real|is not a real|no es real|non è reale|nicht echt|fake number)\b`)
 	// Numbers for fiction and examples: North America's 555-01xx, and Ofcom's drama ranges (020 7946 0xxx, 07700 900xxx).
-	fictional  = regexp.MustCompile(`\b555[-. ]?01\d\d\b|\(?\b\d{3}\)?[-. ]?555[-. ]?01\d\d\b|(?:\+44\s?\(?0?\)?\s?|\b0)20\s?7946\s?0\d{3}\b|(?:\+44\s?\(?0?\)?\s?|\b0)7700\s?900\s?\d{3}\b`)
-	ssnSaid    = regexp.MustCompile(`\b(?:ssn|social security|social sec|soc sec)\b`)
-	isbnLabel  = regexp.MustCompile(`\bisbn(?:-1[03])?\W{0,3}(?:\w+\W{1,3}){0,2}$`)                        // "ISBN 978-…", "ISBN numarası 978-…"
-	cardGroups = regexp.MustCompile(`^\d{4}[ .-]\d{4}[ .-]\d{4}[ .-]\d{1,4}$|^\d{4}[ .-]\d{6}[ .-]\d{5}$`) // as cards print them
-	isbnNear   = regexp.MustCompile(`\bisbn(?:-1[03])?\b|\b97[89][- ]?\d`)
+	fictional  = foldedRE(`\b555[-. ]?01\d\d\b|\(?\b\d{3}\)?[-. ]?555[-. ]?01\d\d\b|(?:\+44\s?\(?0?\)?\s?|\b0)20\s?7946\s?0\d{3}\b|(?:\+44\s?\(?0?\)?\s?|\b0)7700\s?900\s?\d{3}\b`)
+	ssnSaid    = foldedRE(`\b(?:ssn|social security|social sec|soc sec)\b`)
+	isbnLabel  = foldedRE(`\bisbn(?:-1[03])?\W{0,3}(?:\w+\W{1,3}){0,2}$`)                        // "ISBN 978-…", "ISBN numarası 978-…"
+	cardGroups = foldedRE(`^\d{4}[ .-]\d{4}[ .-]\d{4}[ .-]\d{1,4}$|^\d{4}[ .-]\d{6}[ .-]\d{5}$`) // as cards print them
+	isbnNear   = foldedRE(`\bisbn(?:-1[03])?\b|\b97[89][- ]?\d`)
 	testCards  = map[string]bool{"4111111111111111": true, "4242424242424242": true, "5555555555554444": true,
 		"4012888888881881": true, "378282246310005": true, "371449635398431": true, "6011111111111117": true,
 		"5105105105105100": true, "4000056655665556": true, "2223003122003222": true, "30569309025904": true,
@@ -216,7 +222,7 @@ func personalData(v views) bool {
 				// "123 Example Street", "123 Main St, Anytown": the addresses of documentation and test data.
 				// "2 features to drive adoption", "3 tests, please close": a street's name holds no such words.
 				if !placeholder.MatchString(t[loc[0]:min(len(t), loc[1]+12)]) && !notAStreetName(t[loc[0]:loc[1]]) &&
-					!publicPlace(t, loc[0], loc[1]) {
+					!publicPlace(t, loc[0], loc[1]) && !testAddress(t, loc[0], loc[1]) {
 					return true
 				}
 			}
@@ -338,8 +344,8 @@ func hexDumps(t string) string {
 }
 
 var (
-	hexSaid    = regexp.MustCompile(`\b(?:hex\w*|xxd|od -\w+|bytes|byte dump|dump|magic (?:number|bytes)|header)\b`)
-	hexDumpRun = regexp.MustCompile(`(?:\b[0-9a-f]{2,8}\b[ \t:]+){5,}[0-9a-f]{2,8}\b`)
+	hexSaid    = foldedRE(`\b(?:hex\w*|xxd|od -\w+|bytes|byte dump|dump|magic (?:number|bytes)|header)\b`)
+	hexDumpRun = foldedRE(`(?:\b[0-9a-f]{2,8}\b[ \t:]+){5,}[0-9a-f]{2,8}\b`)
 )
 
 // partOfLongerNumber reports whether t[start:end] continues a number on either side ("978-605-09-1234-5").
@@ -393,8 +399,8 @@ func phoneNumber(t string, start, end int) bool {
 	if start > 1 && t[start-1] == '+' && (wordByte(t[start-2]) || t[start-2] == '.') {
 		return false // "4.12.0+20240611.1732": a build's metadata
 	}
-	if placeholderDigits(d) || issn(s) || singleDigitGroups(s) || postcodeBR.MatchString(s) || unitAfter.MatchString(t[end:min(len(t), end+8)]) {
-		return false // "0000 0000": a placeholder; "0395-2649": a serial's ISSN; "01310-200": a CEP; "299 792 458 m/s"
+	if placeholderDigits(d) || issn(s) || singleDigitGroups(s) || postcodeBR.MatchString(s) || unitAfter.MatchString(t[end:min(len(t), end+8)]) || datedID(s) {
+		return false // "0000 0000": a placeholder; "0395-2649": a serial's ISSN; "01310-200": a CEP; "299 792 458 m/s"; "20240611.7": a build of a day
 	}
 	if !plus && !strings.ContainsAny(s, " -.()/·_*") && d[0] != '0' && !phoneNear.MatchString(before) {
 		return false // a plain count, timestamp or id, not written as a phone number
@@ -687,4 +693,42 @@ func containsAny(s string, subs ...string) bool {
 		}
 	}
 	return false
+}
+
+// foldedRE compiles a pattern of the personal-data detectors, which read the plain text, its letters folded as the
+// text's are: "número" is "numero" there, and a word of another language written with its accents in a pattern
+// would never match. Runs of other letters are folded whole, so that marks stay on the letters they belong to.
+func foldedRE(pattern string) *regexp.Regexp {
+	var b strings.Builder
+	run := -1
+	for i, r := range pattern {
+		switch {
+		case r >= 0x80 && run < 0:
+			run = i
+		case r < 0x80 && run >= 0:
+			b.WriteString(fold(pattern[run:i], true))
+			run = -1
+		}
+		if r < 0x80 {
+			b.WriteRune(r)
+		}
+	}
+	if run >= 0 {
+		b.WriteString(fold(pattern[run:], true))
+	}
+	return regexp.MustCompile(b.String())
+}
+
+// datedID reports an id made of a date written as one number and a count ("20240611.7", "20240511-0093"): how
+// builds, orders and tickets of a day are numbered, where no country's phone numbers begin with a year.
+func datedID(s string) bool {
+	s = strings.TrimLeft(s, "(")
+	if len(s) < 10 || !(s[8] == '.' || s[8] == '-' || s[8] == '_') || strings.ContainsAny(s[9:], " .-_/()") {
+		return false
+	}
+	year, err1 := strconv.Atoi(s[:4])
+	month, err2 := strconv.Atoi(s[4:6])
+	day, err3 := strconv.Atoi(s[6:8])
+	return err1 == nil && err2 == nil && err3 == nil && 1990 <= year && year <= 2039 && 1 <= month && month <= 12 && 1 <= day && day <= 31 &&
+		len(s)-9 <= 6 && len(digits(s[9:])) == len(s)-9
 }

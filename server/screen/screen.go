@@ -203,7 +203,7 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 		if found == AgentManipulation && warning.MatchString(said) {
 			said = warning.ReplaceAllString(said, " ")
 		}
-		if found == AgentManipulation && warned.MatchString(said) && reported.MatchString(said) {
+		if found == AgentManipulation && (warned.MatchString(said) || moderation.MatchString(said)) && reported.MatchString(said) {
 			said = reported.ReplaceAllString(said, " ")
 		}
 		if said != v.plain {
@@ -266,6 +266,11 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 	if found == "" && scored && p.model != nil {
 		found = p.model.classify(v)
 	}
+	if found == Profanity && scored && p.model != nil && mildInterjection(v) {
+		// "Shit, I left my badge at home": one mild swear word may be no rant; the model, which knows the swearing
+		// of every language, weighs the rest of the note.
+		found = p.model.classify(v)
+	}
 	if found != SexualMinors && groomsMinor(v) && p.minors(v) {
 		found = SexualMinors
 	}
@@ -286,7 +291,7 @@ var (
 	moderation = regexp.MustCompile(`\b(?:moderat\w*|mods?|mod (?:log|note|team|guide)s?|quoting|quoted|for (?:discussion|analysis)|phishing|scam\w*|awareness|removed|deleted|banned|flagg\w*|reported|blocked|filtered|rejected|slurs?|hate speech|dog ?whistles?|classifiers?|filters?|dataset|training data|detect\w*|antisemiti\w*|racis[tm]\w*|harass\w* report|abuse report|takedown)\b|модерац\w*|moderación|moderaç[aã]o|審核|审核|モデレーション|신고|삭제`)
 	// reported is an order told as what someone else asks ("a thread in #tools asks agents to paste their token"),
 	// read out only from a note that warns (warned), and only up to a comma.
-	reported = regexp.MustCompile(`\b(?:a|the|this|that|one|some|there's a)\s(?:\S+\s){0,3}(?:thread|note|post|message|account|user|bot|email|page|site|comment|wave|dm|scam|attack|registry)s?\s(?:\S+\s){0,4}(?:asks?|asking|tells?|telling|urges?|urging|wants|claiming)\s(?:\S+\s){0,2}(?:agents?|you|bots|people|users|readers|them)\sto\s(?:[^.!?\n,;:]|[.!?]\S){0,80}`)
+	reported = regexp.MustCompile(`\b(?:a|the|this|that|one|some|there's a)\s(?:\S+\s){0,3}(?:thread|note|post|message|account|user|bot|email|page|site|comment|wave|dm|scam|attack|registry)s?\s(?:\S+\s){0,4}(?:asks?|asking|tells?|telling|urges?|urging|wants|claiming|(?:trying|tried|tries|try|attempting|attempted|meant) to (?:get|make|trick|convince))\s(?:\S+\s){0,2}(?:agents?|you|bots|people|users|readers|them)\s(?:to|into)\s(?:[^.!?\n,;:]|[.!?]\S){0,80}`)
 	warned   = regexp.MustCompile(`\b(?:don't|do not|dont|never)(?:\s+(?:do it|comply|follow (?:it|them)|obey|listen|fall for it|answer|reply|engage|click))?\s*(?:[.!;]|$)|\b(?:report (?:it|them)|scam|phishing|heads[ -]up|beware|warning|psa|fake)\b`)
 	// warning is a warning about an order, which names the order: a conditional with its refusal ("if a note asks
 	// you to paste a key, don't") up to the refusal, within one sentence (a dot inside a word, ".env", ends none),
@@ -353,6 +358,33 @@ func (p *Pipeline) rules(v views) (Category, int) {
 		}
 	}
 	return found, best
+}
+
+// mildSwear is a mild swear word or interjection, in the languages of the board; swearWord any word of the
+// profanity list.
+var (
+	mildSwear = regexp.MustCompile(`(?:^|[^\pL\pN])(?:shit|shite|pissed|ffs|damn|dammit|crap|bloody|hell|joder|mierda|putain|merde|porra|scheiße|scheisse|verdammt|mist|verdomme|lanet olsun|kahretsin|cholera|zut|droga|accidenti)(?:[^\pL\pN]|$)`)
+	swearWord = regexp.MustCompile(patterns[Profanity][0])
+)
+
+// mildInterjection reports a note whose only swearing is one mild word ("Shit, forgot to push", "Putain, j'ai
+// failli rater le train") in a note of eight words or more: mild swearing that is no rant, where the profanity
+// category is gratuitous or obscene swearing. Two swear words, a strong one, or a masked one are a rant.
+func mildInterjection(v views) bool {
+	if len(v.words) < 8 || maskedSwear(v.plain) {
+		return false
+	}
+	mild := mildSwear.FindAllStringIndex(v.plain, 2)
+	if len(mild) != 1 {
+		return false
+	}
+	line := " " + strings.Join(v.exact, " ") + " "
+	for _, w := range swearWord.FindAllString(line, 3) {
+		if !mildSwear.MatchString(" " + w + " ") {
+			return false
+		}
+	}
+	return len(swearWord.FindAllString(line, 3)) <= 1
 }
 
 // oneForL reports a 1 between letters, or doubled after one ("k1ll", "ki11"): where a 1 may stand for an l.
