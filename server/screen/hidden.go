@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"strings"
 	"unicode"
 )
 
@@ -11,6 +12,11 @@ import (
 // variation selector after a symbol or an ideograph (never two in a row: a run of selectors after an emoji can
 // spell any bytes), a soft hyphen, a byte-order mark at the start.
 func hidesText(s string) bool {
+	if !strings.ContainsFunc(s, func(r rune) bool {
+		return r >= 0xad && (r >= 0xE0000 && r <= 0xE007F || zeroWidth(r) || unicode.Is(unicode.Variation_Selector, r))
+	}) {
+		return false // most notes: nothing invisible to weigh
+	}
 	rs := []rune(s)
 	for i := 0; i < len(rs); i++ {
 		r := rs[i]

@@ -651,7 +651,8 @@ func (p *Pipeline) cleanExact(words []string) string { return p.allowExact.remov
 
 // spammy catches spam by its shape: one word over and over, or shouting.
 func spammy(v views) bool {
-	counts := map[string]int{}
+	counts := wordCounts.Get().(map[string]int)
+	defer func() { clear(counts); wordCounts.Put(counts) }()
 	for _, w := range v.words {
 		if len(w) > 2 && !commonWords[w] {
 			counts[w]++
@@ -672,6 +673,9 @@ func spammy(v views) bool {
 	}
 	return letters >= 40 && upper*10 >= letters*7 || strings.Count(v.raw, "!")-strings.Count(v.raw, "!=") >= 8
 }
+
+// wordCounts lends spammy its counting map, emptied between notes.
+var wordCounts = sync.Pool{New: func() any { return map[string]int{} }}
 
 // squeezePattern squeezes the letters of a regular expression as squeeze does text, leaving its syntax alone:
 // an escape ("\b", "\w") is copied as it is and never joins a run.

@@ -63,8 +63,9 @@ func newViews(text string) views {
 		v.native = strings.ToLower(text)
 		v.plain = v.native
 	} else {
-		v.native = fold(text, true)
-		v.plain = latinSkeleton(text)
+		d := norm.NFKD.String(text)
+		v.native = foldDecomposed(d, true)
+		v.plain = strings.ToLower(skeleton(foldDecomposed(d, false))) // latinSkeleton
 	}
 	v.words = tokens(v.plain, false, true)
 	v.leet = tokens(v.plain, true, true)
@@ -91,11 +92,14 @@ func latinSkeleton(text string) string {
 // fold applies NFKC, removes invisible characters, lowers case (when lower is true) and drops the accents of
 // Latin, Greek and Cyrillic letters; marks of other scripts (Devanagari vowel signs, Arabic vowels) are part of
 // their words and stay.
-func fold(text string, lower bool) string {
+func fold(text string, lower bool) string { return foldDecomposed(norm.NFKD.String(text), lower) }
+
+// foldDecomposed is fold of a text already in NFKD: the note's two folds decompose it once.
+func foldDecomposed(decomposed string, lower bool) string {
 	var b strings.Builder
-	b.Grow(len(text))
+	b.Grow(len(decomposed))
 	var base rune
-	for _, r := range norm.NFKD.String(text) {
+	for _, r := range decomposed {
 		if r < 0x80 { // ASCII: nothing to remove, drop or unstroke
 			if lower && 'A' <= r && r <= 'Z' {
 				r += 'a' - 'A'
