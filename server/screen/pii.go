@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 	"sync"
 	"unicode"
 
@@ -266,7 +267,7 @@ func personalData(v views) bool {
 	// Each number is read once, however often it is written; a note of more than maxPhones different numbers
 	// is a list of them, refused as one, not a reason to parse each in twenty countries' formats.
 	read := map[string]bool{}
-	for _, loc := range when(dense >= 8, phoneRE.FindAllStringSubmatchIndex)(t, -1) {
+	for _, loc := range when(dense >= 8, phoneMatches)(t, -1) {
 		key := digits(t[loc[2]:loc[3]])
 		if read[key] {
 			continue
@@ -731,4 +732,64 @@ func datedID(s string) bool {
 	day, err3 := strconv.Atoi(s[6:8])
 	return err1 == nil && err2 == nil && err3 == nil && 1990 <= year && year <= 2039 && 1 <= month && month <= 12 && 1 <= day && day <= 31 &&
 		len(s)-9 <= 6 && len(digits(s[9:])) == len(s)-9
+}
+
+// phoneMatches is phoneRE.FindAllStringSubmatchIndex(t, n) reading only the runs of digits and the characters a
+// number is written with (and a character either side, which the expression reads as a boundary), not the whole
+// note: most of a note is words. Runs a character apart are read as one, as the expression reads them.
+func phoneMatches(t string, n int) [][]int {
+	var out [][]int
+	numeric := func(i int) int { // the length of the number's character at i, or 0
+		switch c := t[i]; {
+		case '0' <= c && c <= '9', c == ' ', c == '\t', c == '\n', c == '\r', c == '\f', c == '(', c == ')', c == '.', c == '-', c == '/', c == '_', c == '*', c == '+':
+			return 1
+		case c == 0xc2 && i+1 < len(t) && t[i+1] == 0xb7: // the middle dot
+			return 2
+		}
+		return 0
+	}
+	for i := 0; i < len(t) && (n < 0 || len(out) < n); {
+		if t[i] < '0' || t[i] > '9' {
+			i++
+			continue
+		}
+		lo, hi := i, i // a run around this digit, joined with the runs one character away
+		for lo > 0 && numeric(lo-1) > 0 {
+			lo--
+		}
+		for hi < len(t) {
+			if k := numeric(hi); k > 0 {
+				hi += k
+				continue
+			}
+			_, size := utf8.DecodeRuneInString(t[hi:])
+			if next := hi + size; next < len(t) && numeric(next) > 0 {
+				hi = next
+				continue
+			}
+			break
+		}
+		// A character either side: the boundaries the expression reads.
+		if lo > 0 {
+			_, size := utf8.DecodeLastRuneInString(t[:lo])
+			lo -= size
+		}
+		if hi < len(t) {
+			_, size := utf8.DecodeRuneInString(t[hi:])
+			hi += size
+		}
+		for _, m := range phoneRE.FindAllStringSubmatchIndex(t[lo:hi], -1) {
+			for j := range m {
+				if m[j] >= 0 {
+					m[j] += lo
+				}
+			}
+			out = append(out, m)
+		}
+		i = hi
+	}
+	if n >= 0 && len(out) > n {
+		out = out[:n]
+	}
+	return out
 }

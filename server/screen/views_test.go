@@ -499,7 +499,9 @@ func TestScannersFindWhatTheExpressionsFind(t *testing.T) {
 	extra := []string{"aGVsbG8gd29ybGQ=", "x aGVsbG8gd29ybGQ==== y", "ab+/_-cdefghij==", "0x41 0x42 0x43 0x44 0x45 0x46 0x47 0x48",
 		`\x69\x67\x6e\x6f\x72\x65\x20\x61\x6c\x6c`, "69:67:6e:6f:72:65:20:61", "DEADBEEFdeadbeef", "abcdefghijk", "abcdefghijkl",
 		"f*ck this", "what the f**k", "", "a. ", "\n\nx", "one. two!  three?\n\nfour: five; six.\tseven\n", "a.b. c", "IBAN DE89 3704 0044 0532 0130 00", "de89370400440532013000", "107 105 108 108 32 97 108 108",
-		"codes: 107,105,108,108,32,97", "NNUWY3BAMFWGYIDKMV3XG===", "s**t happens", "sh!t", "oh sh1t", "f#cking", "éf*ck", "self-host", "s-tier", "f/k"}
+		"codes: 107,105,108,108,32,97", "call 555 123 4567, or 555 765 4321", "+1 (555) 123-4567 x 0612345678", "0612345678·0612345678",
+		"a 12345678 b 87654321 c", "tel:0612345678;0698765432", "1234567890123456789012345678901234", "(06)12345678)", "06 12 34 56 78—06 12 34 56 79",
+		"x0612345678", "0612345678x", "#0612345678", "٠٦١٢٣٤٥٦٧٨ 0612345678", "1.2.3.4.5.6.7.8.9", "12 34", "", "NNUWY3BAMFWGYIDKMV3XG===", "s**t happens", "sh!t", "oh sh1t", "f#cking", "éf*ck", "self-host", "s-tier", "f/k"}
 	for _, n := range notes {
 		extra = append(extra, n.text)
 	}
@@ -512,6 +514,9 @@ func TestScannersFindWhatTheExpressionsFind(t *testing.T) {
 			t.Fatalf("%q: the measure (%d, %d) would skip a run the expressions find", s, b64, hexDigits)
 		}
 		lower := strings.ToLower(s)
+		if got, want := phoneMatches(lower, -1), phoneRE.FindAllStringSubmatchIndex(lower, -1); !slices.EqualFunc(got, want, slices.Equal) {
+			t.Fatalf("%q: phoneMatches finds %v, the expression %v", lower, got, want)
+		}
 		for _, m := range phoneRE.FindAllStringSubmatch(lower, -1) {
 			if len(digits(m[1])) >= 8 && denseDigits(lower) < 8 {
 				t.Fatalf("%q: the measure of digits would skip the phone number %q", s, m[1])
