@@ -5,9 +5,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/nyaruka/phonenumbers"
 )
