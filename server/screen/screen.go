@@ -411,29 +411,14 @@ func oneForL(s string) bool {
 func wordinessTurned(text string) [4]float64 {
 	var known [4]int
 	n := 0
-	turned := make([]byte, 0, 32)
 	eachWord(text, true, func(w []byte) {
 		if len(w) < 2 {
 			return
 		}
 		n++
-		if commonWords[string(w)] {
-			known[0]++
-		}
-		turned = append(turned[:0], w...)
-		if !slices.ContainsFunc(w, func(c byte) bool { return c >= 0x80 }) {
-			slices.Reverse(turned)
-		} else {
-			turned = append(turned[:0], reverse(string(w))...)
-		}
-		if commonWords[string(turned)] {
-			known[1]++
-		}
-		if commonWords[string(rot13Bytes(turned))] {
-			known[3]++
-		}
-		if commonWords[string(rot13Bytes(append(turned[:0], w...)))] {
-			known[2]++
+		f := turnedWords[string(w)]
+		for k := range known {
+			known[k] += int(f >> k & 1)
 		}
 	})
 	var out [4]float64
@@ -553,6 +538,19 @@ var commonWords = func() map[string]bool {
 		never always please here where why yes agent agents note notes board model models prompt system key keys kill
 		die hate want need must should now sex girl girls boy boys kid kids child year old years porn pics photos`) {
 		m[squeeze(w)] = true
+	}
+	return m
+}()
+
+// turnedWords says, for each word, which way round it is a common word: as it is (bit 0), reversed (1), in ROT13
+// (2), in ROT13 reversed (3). One lookup of the word as written answers all four.
+var turnedWords = func() map[string]uint8 {
+	m := map[string]uint8{}
+	for w := range commonWords {
+		m[w] |= 1
+		m[reverse(w)] |= 2
+		m[rot13(w)] |= 4
+		m[reverse(rot13(w))] |= 8
 	}
 	return m
 }()
