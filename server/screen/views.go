@@ -456,10 +456,16 @@ func mergeVocab(words []string) []string {
 				continue
 			}
 			buf = buf[:0]
-			for _, w := range parts {
+			for _, w := range parts { // squeezed as squeeze would the whole: the parts are, so only where they meet
+				if last, _ := utf8.DecodeLastRune(buf); len(buf) > 0 && len(w) > 0 {
+					if first, size := utf8.DecodeRuneInString(w); first == last {
+						w = w[size:]
+					}
+				}
 				buf = append(buf, w...)
 			}
-			if w := squeeze(string(buf)); len(w) >= 5 && vocabulary[w] {
+			if len(buf) >= 5 && vocabulary[string(buf)] {
+				w := string(buf)
 				if out == nil {
 					out = append(make([]string, 0, len(words)), words[:i]...)
 				}
