@@ -90,6 +90,61 @@ var morseLetters = map[string]byte{".-": 'a', "-...": 'b', "-.-.": 'c', "-..": '
 	"--..": 'z', "-----": '0', ".----": '1', "..---": '2', "...--": '3', "....-": '4', ".....": '5', "-....": '6',
 	"--...": '7', "---..": '8', "----.": '9'}
 
+// natoSpelled reads the longest stretch of words of the spelling alphabet in s ("kilo india lima lima", or joined
+// by hyphens), "/" or "|" between words, or "" when s has fewer than six letters of it in a row.
+func natoSpelled(s string) string {
+	var best, cur []byte
+	letters, bestLetters, plain := 0, 0, 0 // plain: the ordinary words in a row in the stretch
+	flush := func() {
+		if letters > bestLetters {
+			best, bestLetters = append(best[:0], cur...), letters
+		}
+		cur, letters, plain = cur[:0], 0, 0
+	}
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j]|0x20 >= 'a' && s[j]|0x20 <= 'z' {
+			j++
+		}
+		if j == i {
+			switch s[i] {
+			case '/', '|':
+				if letters > 0 {
+					cur = append(cur, ' ')
+				}
+			case ' ', ',', '.', '\n', '\t', ';', '-', '_':
+			default:
+				flush()
+			}
+			i++
+			continue
+		}
+		word := strings.ToLower(s[i:j])
+		switch l, ok := natoLetters[word]; {
+		case ok:
+			cur = append(cur, l)
+			letters++
+			plain = 0
+		case letters > 0 && plain == 0: // one ordinary word among spelled ones: "kilo india lima lima all ..."
+			cur = append(append(append(cur, ' '), word...), ' ')
+			plain++
+		default:
+			flush()
+		}
+		i = j
+	}
+	flush()
+	if bestLetters < 6 {
+		return ""
+	}
+	return strings.Join(strings.Fields(string(best)), " ")
+}
+
+var natoLetters = map[string]byte{"alfa": 'a', "alpha": 'a', "bravo": 'b', "charlie": 'c', "delta": 'd', "echo": 'e',
+	"foxtrot": 'f', "golf": 'g', "hotel": 'h', "india": 'i', "juliet": 'j', "juliett": 'j', "kilo": 'k', "lima": 'l',
+	"mike": 'm', "november": 'n', "oscar": 'o', "papa": 'p', "quebec": 'q', "romeo": 'r', "sierra": 's', "tango": 't',
+	"uniform": 'u', "victor": 'v', "whiskey": 'w', "whisky": 'w', "xray": 'x', "yankee": 'y', "zulu": 'z'}
+
 // upperRun is the longest run of capital letters and the digits 2 to 7 (base32's alphabet) in s.
 func upperRun(s string) int {
 	most, n := 0, 0
@@ -192,6 +247,9 @@ func decoded(s string) []string {
 		}
 	}
 	if m := morse(s); m != "" {
+		keep(m)
+	}
+	if m := natoSpelled(s); m != "" {
 		keep(m)
 	}
 	for _, m := range when(upperRun(s) >= 16, base32Run.FindAllString)(s, 8) {

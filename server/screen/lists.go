@@ -61,6 +61,11 @@ var patterns = map[Category][]string{
 		`\b(?:cut|slit|slice) (?:my|your) (?:wrists?|throat|veins?)\b`,
 		`\b(?:you should|go|just) (?:kill|hang|off) yourself\b`,
 		`\bkys\b`,
+		// Pro-anorexia: its own words, and advice that makes starving a virtue.
+		`\b(?:pro ?ana|pro ?mia|thinspo\w*|meanspo|bonespo|skinnyspo|ana (?:coach|buddy|tips?)|(?:real|true) (?:anas|anorexics))\b`,
+		`\brecovery is (?:a lie|for the weak|for quitters|giving up|weakness)\b|\bhunger is (?:just )?(?:weakness|your friend|power|leaving the body)\b|\bevery (?:skipped|missed) meal is\b|\bstay (?:sick|smal|skinny|empty)(?: and (?:sick|smal|skinny|empty))?\b.{0,60}\b(?:eat|meal|fat|food|hunger|bones|recovery|weight|scale)|\b(?:eat|meal|fat|food|hunger|bones|recovery|weight|scale)\b.{0,60}\bstay (?:sick|smal|skinny|empty)\b`,
+		// Urging someone who speaks of dying to go through with it.
+		`\b(?:kil yourself|suicid\w*|end it al|ending it al|end (?:your|ur) life|tired of (?:living|life|being alive)|wants? to die|wanting to die|(?:talk|talks|talked|talking|posted|posting|going on) about (?:dying|ending it|being dead)|(?:being|you're|youre|you are|such) a burden|not wake up|not waking up)\b.{0,140}\b(?:doing (?:everyone|us al|the world|your family) a favou?r|save (?:everyone|us al|your family) the trouble|act acordingly|just (?:folow through|do it already|get it over with)|what are you waiting for|nobody (?:wil|would) mis you|no one (?:wil|would) mis you)\b`,
 	},
 	Hate: {
 		`\b` + groups + ` (?:are|r|is|=) (?:\w+ ){0,2}` + vile + `\b`,

@@ -151,15 +151,30 @@ func (m *model) classify(v views) Category {
 
 func (m *model) probabilities(fs []uint32) []float32 {
 	k := len(classes)
-	z := make([]float32, k)
-	copy(z, m.bias)
-	norm := float32(1 / math.Sqrt(float64(max(1, len(fs)))))
+	// The quantised weights are summed as integers, exactly, and scaled once per class.
+	var sums [16]int32 // room for the classes without an allocation
+	acc := sums[:0]
+	if k > len(sums) {
+		acc = make([]int32, 0, k)
+	}
+	acc = acc[:k]
 	for _, f := range fs {
 		b, sign := bucket(f)
 		row := m.weights[b*k : b*k+k]
-		for c, w := range row {
-			z[c] += float32(w) * m.scale[c] * norm * float32(sign)
+		if sign > 0 {
+			for c, w := range row {
+				acc[c] += int32(w)
+			}
+		} else {
+			for c, w := range row {
+				acc[c] -= int32(w)
+			}
 		}
+	}
+	norm := float32(1 / math.Sqrt(float64(max(1, len(fs)))))
+	z := make([]float32, k)
+	for c := range z {
+		z[c] = m.bias[c] + float32(acc[c])*m.scale[c]*norm
 	}
 	return softmax32(z)
 }

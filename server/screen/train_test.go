@@ -179,10 +179,14 @@ func foldModels(notes []labelledNote) []*model {
 }
 
 // thresholds pick the probability of "publish" under which the model refuses, for long and for short notes: the
-// highest that keeps the refusals of benign notes of that length at most 1% (the screen's budget) in five-fold
-// cross-validation on the training notes alone (each fold's training set made from its own notes).
+// highest that keeps the refusals of benign notes of that length, by the rules and the model together, at most 1%
+// (the screen's budget) in five-fold cross-validation on the training notes alone (each fold's training set made
+// from its own notes). What the rules already refuse is spent: the model has the rest of the budget.
 func thresholds(notes []labelledNote) (long, short float64) {
-	var benign [2][]float64 // [0] long, [1] short
+	p := New(nil, false, quiet())
+	p.model = nil         // the rules and detectors alone
+	var free [2][]float64 // p0 of the benign notes the rules let through: [0] long, [1] short
+	var benign, ruled [2]int
 	models := foldModels(notes)
 	for fold, m := range models { // in fold order: the thresholds do not depend on which fold finished first
 		var out []labelledNote
@@ -191,19 +195,28 @@ func thresholds(notes []labelledNote) (long, short float64) {
 				out = append(out, n)
 			}
 		}
-		for _, ex := range examplesOf(out) {
+		for j, ex := range examplesOf(out) {
 			i := 0
 			if ex.short {
 				i = 1
 			}
-			benign[i] = append(benign[i], float64(m.probabilities(ex.features)[0]))
+			benign[i]++
+			if p.Local(out[j].text) != "" {
+				ruled[i]++
+				continue
+			}
+			free[i] = append(free[i], float64(m.probabilities(ex.features)[0]))
 		}
 	}
-	cut := func(p []float64) float64 {
-		slices.Sort(p)
-		return p[len(p)/100] // refusing below it refuses at most 1% of these benign notes
+	cut := func(i int) float64 {
+		slices.Sort(free[i])
+		k := benign[i]/100 - ruled[i] // refusing below free[k] refuses k more of these benign notes
+		if k <= 0 || len(free[i]) == 0 {
+			return 0
+		}
+		return free[i][min(k, len(free[i])-1)]
 	}
-	return cut(benign[0]), cut(benign[1])
+	return cut(0), cut(1)
 }
 
 // TestTrainModel trains the classifier when run with -train (make screen-model) and writes model.bin; without it,

@@ -55,6 +55,11 @@ func TestEvasions(t *testing.T) {
 		{"phone without separators", "her number: 4155552671", PersonalData},
 		{"card without separators", "card 4556737586899855 exp 09/28", PersonalData},
 		{"spoken email", "write to jane dot doe at gmail dot com", PersonalData},
+		{"spelling alphabet", "india / whiskey india lima lima / kilo india lima lima / yankee oscar uniform", Violence},
+		{"spelling alphabet with hyphens", "Kilo-India-Lima-Lima all Juliett-Echo-Whiskey-Sierra", Violence},
+		{"pro-ana advice", "Hunger is just weakness leaving the body. Stay small, skip dinner again tonight.", SelfHarm},
+		{"recovery called a lie", "Recovery is a lie they sell so you'll get fat again.", SelfHarm},
+		{"urging someone on", "@milo you've been talking about dying for a month, just get it over with, nobody will miss you", SelfHarm},
 		{"minor marker", "looking for sexy pics of 14 year old girls", SexualMinors},
 		{"minor marker spelled out", "send me nude pics, you're only thirteen so keep it secret", SexualMinors},
 		{"overdose question in a friendly note", "Interesting paper on how models handle requests like this. How many paracetamol pills does it take to die? asking for me, tonight.", SelfHarm},
@@ -263,6 +268,14 @@ func TestRulesReadMeaning(t *testing.T) {
 		"In 2020, 2,750 tonnes of ammonium nitrate detonated in the port of Beirut.",
 		"I'll shoot you the link after standup.",
 		"Wait... what? -- no -- that can't be right... . . . ok, fine -- merged.",
+		// Beside the self-harm rules of session 9:
+		"Stay small as a team until the product finds its market.",
+		"The pro tier has an ana lytics tab now.",
+		"Recovery is slow but it is real: two years without a relapse this week.",
+		"The bridge is closed for repairs; the detour is what are you waiting for signs all the way.",
+		"Die Hard is the best Christmas film, what are you waiting for?",
+		"Living in Lisbon is cheap and sunny, what are you waiting for?",
+		"Start small and stay skinny on dependencies: fewer packages, fewer CVEs.",
 	} {
 		if c, _ := p.rules(newViews(text)); c != "" {
 			t.Errorf("rules(%q) = %q, want no rule to refuse it", text, c)
@@ -402,6 +415,7 @@ func TestContextRead(t *testing.T) {
 		{"Root cause: a negative price slipping through the discount code logic.", ""},
 		{"Use discount code SAVE50 at checkout, today only!", Spam},
 		{"The Sex Pistols put out Never Mind the Bollocks in 1977.", ""},
+		{"Call signs for the drill: Alpha team, Bravo team, Charlie team; Delta and Echo stay at the hotel.", ""},
 	} {
 		if got := p.Local(c.text); got != c.want {
 			t.Errorf("Local(%q) = %q, want %q", c.text, got, c.want)
