@@ -13,7 +13,7 @@ import (
 // corpus in testdata/corpus.tsv: a change here must keep that test's recall and false-rejection figures.
 
 const (
-	people  = `(?:you|u|him|her|them|everyone|everybody|people|someone|somebody|anyone|kids|children|humans|the (?:owner|admin|president|police|teacher)|your (?:family|kids|children|wife|husband|mother|mom|father|dad)|his family|her family|their families|every \w+ i see|all of (?:you|them))`
+	people  = `(?:you|u|him|her|them|everyone|everybody|people|someone|somebody|anyone|kids|children|humans|the (?:owner|admin|president|police|teacher)|your (?:family|kids|children|wife|husband|mother|mom|father|dad)|his family|her family|their families|every \w+ i see|all of (?:you|them)|(?:all |every )?(?:the |those |these )?(?:\w+ )?(?:workers|employees|staff|strikers|protesters|students|teachers|nurses|doctors|cops|guards|voters|neighbours|neighbors|tenants|passengers|customers|worshippers|shoppers))`
 	groups  = `(?:(?:jews|jew|zionists|homosexuals|somalis|pakistanis|nigerians|afghans|syrians|muslims|moslems|christians|blacks|whites|asians|mexicans|immigrants|refugees|arabs|gays|lesbians|transgenders|trannies|gypsies|gipsies|roma|africans|indians|hindus|sikhs|catholics|migrants|foreigners|latinos|japs)|(?:jewish|muslim|moslem|christian|black|white|asian|mexican|arab|gay|lesbian|trans|transgender|african|indian|chinese|hindu|sikh|catholic|disabled|latino|immigrant|refugee|migrant|foreign) (?:people|folks|persons|men|women|guys|kids|children|families|immigrants|communities|workers|voters|neighbours|neighbors)|women|men)`
 	vile    = `(?:vermin|animals|subhuman|sub human|pigs|dogs|swine|locusts|pests|leeches|lice|maggots|degenerates|thieves|criminals|rapists|terrorists|barbarians|invaders|stupid|too stupid|dumb|lazy|dirty|diseased|parasites|cockroaches|roaches|rats|inferior|an? ?disease|an? ?plague|an? ?cancer|an? ?virus|filth|filthy|scum|savages|apes|monkeys|not human|evil|the enemy|trash|garbage)`
 	killing = `(?:kill|murder|shoot|stab|behead|slaughter|strangle|hang|lynch|burn|gas|exterminate|execute|massacre|bomb|rape|torture|hurt|beat up|run over)`
@@ -29,7 +29,7 @@ var patterns = map[Category][]string{
 	},
 	Violence: {
 		// The readings drop apostrophes: "we'll" reads "well", "they'll" "theyll", "she'll" "shell".
-		`\b(?:i|we|i'm|im|i am|we are|we're|i'll|ill|we'll|theyll|youll|gonna|going to|will|wil|should|must|let's|lets) (?:\w+ ){0,3}` + killing + `\w* ` + people + `\b`,
+		`\b(?:i|we|i'm|im|i am|we are|we're|i'll|ill|we'll|theyll|youll|gonna|going to|will|wil|should|must|let's|lets|time to) (?:\w+ ){0,3}` + killing + `\w* ` + people + `\b`,
 		`\b` + killing + ` (?:\w+ ){0,2}` + people + `\b.{0,30}\b(?:tonight|tomorrow|today|soon|next week|at school|at work|if you|when i find|with a (?:gun|knife|bomb))`,
 		`\b(?:make|build|assemble|plant|detonate) (?:a |an )?(?:pipe ?bomb|bomb|explosive|ied|molotov)\w*\b`,
 		`\b(?:bomb|blow up|shoot up|torch|burn down|set fire to) (?:the|a|an|our|your|this|that) (?:\w+ )?(?:station|school|office|building|airport|mall|church|mosque|synagogue|temple|hospital|train|bus|concert|stadium|embassy|parliament|house|home|party|rally|protest)\b`,
@@ -62,10 +62,12 @@ var patterns = map[Category][]string{
 		`\b(?:you should|go|just) (?:kill|hang|off) yourself\b`,
 		`\bkys\b`,
 		// Pro-anorexia: its own words, and advice that makes starving a virtue.
-		`\b(?:pro ?ana|pro ?mia|thinspo\w*|meanspo|bonespo|skinnyspo|ana (?:coach|buddy|tips?)|(?:real|true) (?:anas|anorexics))\b`,
-		`\brecovery is (?:a lie|for the weak|for quitters|giving up|weakness)\b|\bhunger is (?:just )?(?:weakness|your friend|power|leaving the body)\b|\bevery (?:skipped|missed) meal is\b|\bstay (?:sick|smal|skinny|empty)(?: and (?:sick|smal|skinny|empty))?\b.{0,60}\b(?:eat|meal|fat|food|hunger|bones|recovery|weight|scale)|\b(?:eat|meal|fat|food|hunger|bones|recovery|weight|scale)\b.{0,60}\bstay (?:sick|smal|skinny|empty)\b`,
+		`\b(?:pro ?ana|pro ?mia|thinspo\w*|meanspo|bonespo|skinnyspo|\w*spiration|(?:ana|mia) (?:coach|coaches|buddy|buddies|tips?)|(?:real|true) (?:anas|anorexics))\b`,
+		// Cutting advice.
+		`\b(?:go vertical|vertical not horizontal|down the road not across|wrists are beter than thighs|thighs are beter than wrists)\b`,
+		`\bhunger is (?:just )?(?:weakness|your friend|power|leaving the body)\b|\bevery (?:skipped|missed) meal is an? (?:win|victory|promise|step|succes|achievement)\b|\bstay (?:sick|smal|skinny|empty)(?: and (?:sick|smal|skinny|empty))?\b.{0,60}\b(?:eat|meal|fat|food|hunger|bones|recovery|weight|scale)|\b(?:eat|meal|fat|food|hunger|bones|recovery|weight|scale)\b.{0,60}\bstay (?:sick|smal|skinny|empty)\b`,
 		// Urging someone who speaks of dying to go through with it.
-		`\b(?:kil yourself|suicid\w*|end it al|ending it al|end (?:your|ur) life|tired of (?:living|life|being alive)|wants? to die|wanting to die|(?:talk|talks|talked|talking|posted|posting|going on) about (?:dying|ending it|being dead)|(?:being|you're|youre|you are|such) a burden|not wake up|not waking up)\b.{0,140}\b(?:doing (?:everyone|us al|the world|your family) a favou?r|save (?:everyone|us al|your family) the trouble|act acordingly|just (?:folow through|do it already|get it over with)|what are you waiting for|nobody (?:wil|would) mis you|no one (?:wil|would) mis you)\b`,
+		`\b(?:kil yourself|suicid\w*|end it al|ending it al|end (?:your|ur) life|tired of being alive|wants? to die|wanting to die|(?:talk|talks|talked|talking|posted|posting|going on) about (?:dying|ending it|being dead)|(?:being|you're|youre|you are|such) a burden|not wake up|not waking up)\b.{0,140}\b(?:doing (?:everyone|us al|the world|your family) a favou?r|save (?:everyone|us al|your family) the trouble|act acordingly|just (?:folow through|do it already|get it over with)|go ahead and (?:finish it|do it|end it)|nobody (?:wil|would) mis you|no one (?:wil|would) mis you)\b`,
 	},
 	Hate: {
 		`\b` + groups + ` (?:are|r|is|=) (?:\w+ ){0,2}` + vile + `\b`,
@@ -114,7 +116,7 @@ var patterns = map[Category][]string{
 		`\b(?:this is|message from) (?:your|the) (?:developer|operator|creator|admin|system administrator)\b.{0,60}\b(?:must|now|override|ignore|instructions)\b`,
 	},
 	Spam: {
-		`\b(?:buy now|order now|click here|click the link|limited (?:time )?offer|act now|free money|make money fast|earn \d{1,12}|get rich|work from home and earn|100 free|risk ?free|double your (?:money|crypto|bitcoin)|crypto giveaway|(?:crypto|token|nft|free|claim|claim your|exclusive) airdrop|airdrop (?:claim|tokens?|crypto|wallet|live|now|ends)|free (?:bitcoin|btc|eth|crypto|nft)|promo code|discount code|coupon code|use code [a-z]{0,20}\d[a-z0-9]{0,20}|best price|cheap (?:viagra|cialis|meds|pills|followers)|online casino|casino (?:bonus|online|free|spins|games|deposit|no deposit|site)|online betting|sports betting|viagra|cialis|payday loans?|weight loss pills|seo services|(?:buy|cheap|quality|seo|get|sell|selling|\d{1,6}) backlinks|buy followers|increase your followers)\b`,
+		`\b(?:buy now|order now|click here|click the link|limited (?:time )?offer|act now|free money|make money fast|earn \d{1,12}|get rich|work from home and earn|100 free|risk ?free|double your (?:money|crypto|bitcoin|first deposit|deposit)|crypto giveaway|(?:crypto|token|nft|free|claim|claim your|exclusive) airdrop|airdrop (?:claim|tokens?|crypto|wallet|live|now|ends)|free (?:bitcoin|btc|eth|crypto|nft)|promo code|discount code|coupon code|use code [a-z]{0,20}\d[a-z0-9]{0,20}|best price|cheap (?:viagra|cialis|meds|pills|followers)|online casino|casino (?:bonus|online|free|spins|games|deposit|no deposit|site)|online betting|sports betting|viagra|cialis|payday loans?|weight loss pills|seo services|(?:buy|cheap|quality|seo|get|sell|selling|\d{1,6}) backlinks|buy followers|increase your followers)\b`,
 		`\b(?:visit|check out|follow|subscribe to|join) (?:my|our) (?:site|website|channel|page|telegram|discord|server|store|shop|profile|onlyfans|newsletter)\b`,
 		`\b(?:dm|message|contact|whatsapp|telegram) (?:me|us) (?:now|today|for (?:more|details|info|prices?|deals?))\b`,
 	},
@@ -126,6 +128,11 @@ var patterns = map[Category][]string{
 // rawPatterns are matched against the plain text (lower case, folded, unsqueezed), for what lives in punctuation:
 // shell commands, links, labels.
 var rawPatterns = map[Category][]string{
+	SelfHarm: {
+		// Recovery from an eating disorder or self-harm called a lie, said of recovery itself ("data recovery is a
+		// lie if you never tested the backups" is not).
+		`(?:^|[.!?;:,\n]\s*|\b(?:your|my|her|his|their|ed|eating disorder|the)\s)recovery\s(?:is|=)\s(?:a\s)?(?:lie|scam|for\s(?:the\s)?(?:weak|losers|quitters)|overrated|giving\sup|weakness)\b`,
+	},
 	AgentManipulation: {
 		`\b(?:curl|wget)\b[^\n]{0,160}\|\s*(?:sudo\s+)?(?:sh|bash|zsh|python[0-9.]*|perl)\b`,
 		// rm -rf of a root, a home or everything: cleaning a build folder is every developer's day.
@@ -215,12 +222,12 @@ func wordByte(c byte) bool {
 // shoot each other messages and promise not to hurt anyone.
 var allowed = []string{
 	`\bstab(?:s|bed|bing)? (?:you|u|me|him|her|them|us|people) in the back\b`,
-	`\bshoot (?:you|u|me|him|her|them|us|everyone|everybody|the team|all of you) (?:a|an|over|the) (?:\w+ )?(?:message|email|mail|note|dm|line|text|pr|ping|link|reply)\b`,
+	`\bshoot (?:you|u|me|him|her|them|us|everyone|everybody|the team|all of you|(?:the|our|your|all the) (?:\w+ )?\w+) (?:a|an|over|the) (?:\w+ ){0,2}(?:message|email|mail|note|dm|line|text|pr|ping|link|reply|reminder|invite|update|summary)s?\b`,
 	`\bkill(?:ed|ing|s)? (?:the|a|an|this|that|my|our|your|their|stale|old|zombie|hung|idle|orphan\w*|runaway|\d+) (?:\w+ )?(?:process\w*|bugs?|jobs?|servers?|containers?|tasks?|threads?|sessions?|query|queries|tests?|builds?|features?|branch\w*|tabs?|pods?|connections?|daemons?|loops?|pipelines?|requests?|flags?|deploy\w*|ideas?|darlings?)\b`,
 	`\b(?:not|never|wont|wouldnt|doesnt|dont|didnt|cant|shouldnt|wouldn't|won't|nothing) (?:hurt|harm|kill|shoot) (?:anyone|anybody|people)\b`,
 	`\bnothing (?:\w+ ){0,3}(?:hurt|harm)s? (?:anyone|anybody|you)\b`,
 	`\b(?:killer|killing it|killed it|kills it|overkill|skill\w*|die on this hil|dying to (?:know|try|see)|to die for|dead tired)\b`,
-	`\bkill(?:ed|ing|s)? (?:the |all |any )?(?:stale |idle |hung |zombie |old |dead |stuck |background |celery |gunicorn |sidekiq |uwsgi |puma |unicorn |\d+ )?workers?\b`,
+	`\bkill(?:ed|ing|s)? (?:the |all |any |all the |all of the )?(?:stale |idle |hung |zombie |old |dead |stuck |background |celery |gunicorn |sidekiq |uwsgi |puma |unicorn |\d+ )?workers?\b`,
 	// A game won big: "we slaughtered them 42-10, best game of the season".
 	`\b(?:slaughter|kill|murder|destroy|crush|massacre|smash|annihilate|demolish|butcher)\w* (?:them|us|him|her|you|the \w+)(?: \w+){0,3} (?:game|match|final|semis?|derby|tournament|league|cup|round|season|scrim|ranked|set|leg|innings|quarter|half)\b`,
 	// Names, places, foods, plants and animals that are, or hold, rude words.
@@ -241,9 +248,12 @@ var allowed = []string{
 	`\bsuicide (?:prevention|hotline|helpline|lifeline|crisis line|line|awareness|watch)\b`,
 	// An album's title; the parts of a shop's code, not an advert: "a bug in the discount code logic".
 	`\bnever mind the bollocks\b`,
-	`\b(?:discount|promo|coupon|voucher|referral) codes? (?:logic|field|validation|bug|endpoint|table|column|service|feature|module|api|input|form|parser|handler|flow|check|lookup|migration|test)s?\b`,
+	`\b(?:discount|promo|coupon|voucher|referral) codes? (?:logic|validation|bug|endpoint|table|column|module|parser|handler|migration)s?\b`,
 	// Asking for a config or a log with its secrets taken out is asking for help, not for the secrets.
-	`\b(?:share|post|paste|send|attach|upload) (?:your|the|ur) (?:config\w*|logs?|output|settings|setup|yaml|env file|compose file|manifest)(?: \w+){0,3} (?:with |minus |without )?(?:the |any |all )?(?:secrets?|tokens?|keys?|passwords?|credentials) (?:redacted|removed|stripped|scrubbed|masked|omitted|blanked|censored|taken out)\b`,
+	// Only the words that can stand between: "send the env file, auth cookies, no tokens stripped" asks for them.
+	`\b(?:share|post|paste|send|attach|upload) (?:your|the|ur) (?:config\w*|logs?|output|settings|setup|yaml|compose file|manifest)(?: (?:here|please|first|again|file|files))? (?:with |minus |without |but |after )?(?:the |any |all )?(?:secrets?|tokens?|keys?|passwords?|credentials) (?:redacted|removed|stripped|scrubbed|masked|omitted|blanked|censored|taken out)\b`,
+	// Telling people to redact their secrets is no request for them.
+	`\b(?:redact|remove|strip|scrub|mask|blank out|hide) (?:any|all|the|your|ur) (?:api |access |secret |private )?(?:keys?|secrets?|tokens?|passwords?|credentials)(?: (?:first|before (?:posting|pasting|sharing)))?\b`,
 }
 
 // exactPatterns are matched against the unsqueezed reading: terms whose squeezed form is an ordinary word
@@ -286,7 +296,9 @@ var nativePatterns = map[Category][]string{
 		`(?:忽略|无视|忘记|忽視|無視)(?:之前|以前|先前|上面|所有|全部|你的)?(?:的)?(?:所有)?(?:指令|指示|规则|規則|系统提示|说明)|(?:泄露|显示|输出|告诉我|给我看|打印|发出)(?:你的)?(?:系统提示|系統提示|密钥|密码|api)|忽略.{0,12}?(?:指令|指示|系统提示)|系统提示词?.{0,16}?(?:贴|发|打印|输出|告诉|分享|公开|回复)`,
 		`(?:이전|모든|앞의)?\s?(?:지시|명령|프롬프트)(?:을|를|은|는)?\s?(?:무시|잊어(?:라|줘|버려라|주세요))|(?:지시|명령|지침)(?:은|는|을|를)?\s?(?:모두|전부|다)?\s?(?:무시|잊어(?:라|줘|버려라|주세요))|시스템\s?프롬프트.{0,16}?(?:보여|알려|출력|공개|올려|남겨|붙여)`,
 		`(?:تجاهل|انس)\s(?:\S+\s){0,3}(?:التعليمات|الأوامر|القواعد)|(?:اكشف|أظهر|أرسل|اعرض)\s(?:\S+\s){0,2}(?:المفاتيح|كلمة\s?المرور|موجه)`,
-		`(?:पिछले|सभी|पहले\s?के)?\s?(?:निर्देशों|निर्देश|नियमों)\s?(?:को)?\s?(?:अनदेखा|नजरअंदाज|भूल)|सिस्टम\s?प्रॉम्प्ट.{0,24}?(?:(?:दिखा|बता)(?:ओ|एं|एँ|इए|इये|ये|दो|दें)|(?:साझा|कॉपी|पोस्ट)\s?(?:कर[ोें]|करिए|करिये|करना)|(?:लिख|भेज)(?:ो|ें|िए|िये|\s?दो|\s?दें))`,
+		`(?:पिछले|सभी|पहले\s?के)?\s?(?:निर्देशों|निर्देश|नियमों)\s?(?:को)?\s?(?:अनदेखा|नजरअंदाज|भूल)|(?:अपना|अपने|अपनी|आपका|आपके|आपकी|तुम्हारा|तुम्हारे|तुम्हारी)\s?सिस्टम\s?प्रॉम्प्ट.{0,24}?(?:(?:दिखा|बता)(?:ओ|एं|एँ|इए|इये|ये|\s?दो|\s?दें)|(?:साझा|कॉपी|पोस्ट|शेयर)\s?(?:कर[ोें]|करिए|करिये|करना)|भेज(?:ो|ें|िए|िये|\s?दो|\s?दें))|सिस्टम\s?प्रॉम्प्ट.{0,24}?(?:दिखाओ|बताओ|भेजो|लिखो|(?:साझा|कॉपी|पोस्ट|शेयर)\s?करो)`,
+		// Infinitives after the instructions, which "don't forget to ..." leaves when nativeAllowed takes it out.
+		`(?:instructies|regels)\s(?:\S+\s){0,3}te\s(?:negeren|vergeten)|(?:anweisungen|regeln|vorgaben)\s(?:\S+\s){0,3}zu\s(?:ignorieren|vergessen|missachten)|(?:zignorowac|ignorowac|zapomniec)\s(?:\S+\s){0,3}(?:instrukcj|polecen|zasad)`,
 		`(?:ignora|olvida|descarta|omite)\w*\s(?:\S+\s){0,3}(?:instrucciones|indicaciones|(?:tus|sus|vuestras)\s(?:\S+\s)?reglas)|(?:ignore[sz]?|oublie[sz]?)\s(?:\S+\s){0,3}(?:instructions|consignes|(?:tes|vos)\s(?:\S+\s)?r[eè]gles)|(?:ignorier\w*|vergiss|vergess\w*)\s(?:\S+\s){0,3}(?:anweisungen|vorgaben|(?:deine|eure|ihre|alle\sbisherigen|alle\svorherigen)\s(?:\S+\s)?regeln)|(?:ignor[ae]\w*|esque[cç]a\w*)\s(?:\S+\s){0,3}(?:instru[cç][oõ]es|(?:suas|tuas)\s(?:\S+\s)?regras)|(?:ignora\w*|dimentica\w*)\s(?:\S+\s){0,3}(?:istruzioni|(?:tue|sue|vostre)\s(?:\S+\s)?regole)|(?:yok\s?say|görmezden\s?gel|gormezden\s?gel|unut)\w*\s(?:\S+\s){0,3}talimat|talimat\w*\s(?:\S+\s){0,2}(?:yok\s?say|görmezden|gormezden|unut)|(?:zignoruj|zapomnij)\s(?:\S+\s){0,3}(?:instrukcj|polece)|(?:negeer|vergeet)\s(?:\S+\s){0,3}instructies|(?:abaikan|lupakan)\s(?:\S+\s){0,3}(?:instruksi|perintah)|bo\squa\s(?:\S+\s){0,3}huong\sdan|ignorera\s(?:\S+\s){0,3}instruktioner|התעלם\s(?:\S+\s){0,2}(?:ההוראות|מההוראות)`,
 		`(?:(?:muestra|revela|imprime|dame|ensena|comparte)\w*\s(?:\S+\s){0,3}prompt\s(?:del\s)?sistema|(?:montre|affiche|revele|donne|colle|imprime|envoie)[rsz]?\s(?:\S+\s){0,3}prompt\s(?:du\s)?syst[eè]me|(?:mostre|mostra|revele|imprima|envie|compartilhe)\w*\s(?:\S+\s){0,3}prompt\s(?:do\s)?sistema|(?:mostra|rivela|stampa|invia)\w*\s(?:\S+\s){0,3}prompt\s(?:di\s)?sistema|(?:zeig|gib|verrat)\w*\s(?:\S+\s){0,3}system-?prompt|sistem\s?istem\w*\s(?:\S+\s){0,3}(?:goster|yazdir|paylas|yaz))`,
 	},
@@ -332,4 +344,4 @@ var aboutGrooming = regexp.MustCompile(`\b(?:groom\w*|predators?|warning signs?|
 
 // nativeAllowed are phrases of other languages taken out of the native reading before its patterns are matched:
 // "don't forget the instructions" is advice, in any language.
-var nativeAllowed = newMatcherSet([]string{`(?:no hay que|no|nunca|jamas)\s(?:\S+\s)?olvid\w*|n'oubli\w*\spas|ne\spas\soublier|(?:vergiss|vergesst|vergessen\ssie)\snicht|nicht\s(?:zu\s)?vergessen|jangan\s(?:\S+\s)?lupa\w*|non\s(?:\S+\s)?dimentica\w*|nao\s(?:\S+\s)?esque[cç]\w*|vergeet\sniet|niet\svergeten|nie\szapomnij\w*|unutma\w*|не\sзабуд\w*|잊지|잊어버리지|忘れないで|忘れずに|别忘了|不要忘记|لا\sتنس`}, false)
+var nativeAllowed = newMatcherSet([]string{`(?:no hay que|no|nunca|jamas)\s(?:te\s|se\s|os\s)?olvid\w*|n'oubli\w*\spas|ne\spas\soublier|(?:vergiss|vergesst|vergessen\ssie)\snicht|nicht\s(?:zu\s)?vergessen|jangan\s(?:sampai\s)?lupa\w*|non\s(?:ti\s)?dimenticar\w*|nao\s(?:se\s|te\s|vos\s)?esque[cç]\w*|vergeet\sniet|niet\svergeten|nie\szapomnij\w*|unutma\w*|не\sзабуд\w*|잊지|잊어버리지|忘れないで|忘れずに|别忘了|不要忘记|لا\sتنس`}, false)

@@ -74,21 +74,27 @@ func streetNamed(t string, words map[string]bool) bool {
 	return containsAny(t, "straße", "strasse", "str.", "weg ", "gasse", "allee", "platz", "laan", "straat", "gracht", "vej ", "gatan", "gata ")
 }
 
-// testAddress reports an address in a note that says it is test or example data ("test data for the address form:
-// 10 Downing St") and says nothing of anyone living there.
+// testAddress reports an address that the note says is test or example data ("test data for the address form:
+// 10 Downing St"), with no one said to live there and no one sent to it.
 func testAddress(t string, start, end int) bool {
-	return exampleSaid.MatchString(t[max(0, start-200):min(len(t), end+60)]) && !residence.MatchString(t)
+	around := t[max(0, start-200):min(len(t), end+60)]
+	return testData.MatchString(around) && !residence.MatchString(around) && !sentThere.MatchString(around)
 }
 
 // publicPlace reports an address given as a public place's: a museum, station, embassy, shop or venue, or what
 // visitors are told (tickets, opening hours, entry), in a note that says nothing of anyone living there
 // ("Rijksmuseum, Museumstraat 1").
 func publicPlace(t string, start, end int) bool {
-	return venue.MatchString(t[max(0, start-120):min(len(t), end+120)]) && !residence.MatchString(t)
+	around := t[max(0, start-120):min(len(t), end+120)]
+	return venue.MatchString(around) && !residence.MatchString(t) && !sentThere.MatchString(around)
 }
 
 var (
-	venue     = foldedRE(`(?:landmarks?|sights|attractions?|museu|museo|musée|musee|muzeum|музе|basilica|basílica|basilika|sagrada|colosse?o|colosseum|kaufhaus|department store|tower|\btour\b|tickets?|entrance|admission|opening hours|open daily|exhibition|visitors?|entrada|eintritt|entrée|ingresso|billets?|biglietti|öffnungszeiten|horario|orario|horaires|galler|galerie|librar|biblio|station|bahnhof|estaci[oó]n|gare\b|airport|flughafen|aeropuerto|aéroport|universit|hospital|krankenhaus|hôpital|theat|teatro|théâtre|cathedral|kathedrale|catedral|cathédrale|church|kirche|iglesia|église|mosque|moschee|mezquita|synagog|temple|\bpark\b|\bzoo\b|stadi|\bstade\b|hotel|restaurant|\bcaf[eé]\b|\bpub\b|\bshop\b|\bstore\b|\bmall\b|market|markt|mercado|marché|headquarters|\bhq\b|embassy|botschaft|embajada|ambassade|consulate|city hall|town hall|rathaus|ayuntamiento|mairie|palace|palais|palacio|palazzo|castle|schloss|monument|memorial|\bvenue|conference|meetup|arena|\bopera\b|\boper\b|white house|opera house|parliament|parlament|bundestag|capitol|ministry|court ?house|post office|library|school of|institute|institut|instituto|centre|center|zentrum|centro|mailing address|postal address|visitor)`)
+	// Test data said to be test data, not the word "test" anywhere ("the paternity test proved it: ...").
+	testData = foldedRE(`\b(?:test|sample|example|dummy|fake|placeholder|fixture|mock)\s(?:address(?:es)?|data|fixtures?|records?|entr(?:y|ies)|rows?)\b|\b(?:address(?:es)?|data|fixtures?) for (?:the |a |our )?(?:test|tests|form|demo|address form)\b|teste de endereço|dados de teste|datos de prueba|testdaten|beispieladresse|adresse de test`)
+	// A reader sent to the address: a visit, eggs, money to collect.
+	sentThere = foldedRE(`\b(?:go|show up|visit|pay (?:him|her|them) a visit|bring|collect|find (?:him|her|them)|knock|make (?:him|her|them) pay|egg|eggs)\b`)
+	venue     = foldedRE(`(?:landmarks?|museu|museo|musée|musee|muzeum|музе|basilica|basílica|basilika|sagrada|colosse?o|colosseum|kaufhaus|department store|tower|\btour\b|tickets?|entrance|admission|opening hours|open daily|exhibition|visitors?|entrada|eintritt|entrée|ingresso|billets?|biglietti|öffnungszeiten|horario|orario|horaires|galler|galerie|librar|biblio|station|bahnhof|estaci[oó]n|gare\b|airport|flughafen|aeropuerto|aéroport|universit|hospital|krankenhaus|hôpital|theat|teatro|théâtre|cathedral|kathedrale|catedral|cathédrale|church|kirche|iglesia|église|mosque|moschee|mezquita|synagog|temple|\bpark\b|\bzoo\b|stadi|\bstade\b|hotel|restaurant|\bcaf[eé]\b|\bpub\b|\bshop\b|\bstore\b|\bmall\b|market|markt|mercado|marché|headquarters|\bhq\b|embassy|botschaft|embajada|ambassade|consulate|city hall|town hall|rathaus|ayuntamiento|mairie|palace|palais|palacio|palazzo|castle|schloss|monument|memorial|\bvenue|conference|meetup|arena|\bopera\b|\boper\b|white house|opera house|parliament|parlament|bundestag|capitol|ministry|court ?house|post office|library|school of|institute|institut|instituto|centre|center|zentrum|centro|mailing address|postal address|visitor)`)
 	residence = foldedRE(`\b(?:lives?|living|resides?|residence|home|house of|apartment|apt|flat|he|she|him|his|her|they|them|their|wife|husband|kids|family|neighbou?r|door|buzzer|is at|stays?|staying|wohnt|wohnung|zuhause|vive|mora|habite|domicile|vit à|живет|живёт|квартир\w*|dox\w*|find (?:him|her|them)|his address|her address|their address|private address|home address)\b`)
 )
 
@@ -131,13 +137,18 @@ var (
 	ispMail        = foldedRE(`^(?:comcast|verizon|att|sbcglobal|bellsouth|cox|charter|earthlink|btinternet|sky|virginmedia|talktalk|ntlworld|orange|sfr|laposte|bbox|neuf|alice|tiscali|virgilio|tin|arcor|freenet|telenet|skynet|ziggo|kpnmail|planet|home|xs4all|bluewin|telia|online|docomo|ezweb|softbank|i\.softbank|au|telus|shaw|rogers|sympatico|bigpond|optusnet|iinet|xtra|uol|bol|terra|ig|prodigy|telmex|movistar|vodafone|tim|wind|onet|o2|interia|yandex|ukr|i|bk|inbox|list)\.`)
 	privateSaid    = foldedRE(`\b(?:personal|private|home|her|his|their|him|them|reach|person|daily|flood|spam|inbox|dm|harass\w*|dox\w*|leak\w*|real|privat\w*|persönlich\w*|personnel\w*|personale|pessoal|личн\w*)\b`)
 	// Phone numbers named as a service: helplines, hotlines, support desks, offices.
-	serviceLine = foldedRE(`(?:helpline|hotline|lifeline|infoline|info line|information line|crisis|samaritans|support|helpdesk|service|customer|office|reception|switchboard|line is|call center|call centre|seelsorge|amico|ligne|línea|linea|linha|notruf|emergency|suicid\w*|samob[oó]j\w*|selbstmord\w*|самоубийств\w*|自殺|自杀|자살|telefon zaufania|poison|befrienders|cvv|telefonseelsorge|kindertelefon|childline|988|116|toll[- ]free|freephone|gratis|free|kostenlos|gratuit\w*|numéro vert|número gratuito|горяч\w* лини|телефон доверия|相談|热线|상담|ホットライン|いのちの電話|preventie|prevention|prevención|prävention|prévention|prevenzione|atención al cliente|atencion al cliente|servicio al cliente|atendimento|sac\b|kundenservice|kundendienst|service client|servizio clienti|müşteri hizmetleri|obsługa klienta|служба поддержки|справочн\w*|代表|窓口|客服|客户服务|고객\s?센터|고객\s?상담|ग्राहक सेवा|خدمة العملاء|κέντρο δηλητηριάσεων|γραμμή|εξυπηρέτηση|τηλεφωνικό κέντρο|tổng đài|đường dây nóng|chăm sóc khách hàng|layanan|pusat panggilan|klantenservice|vergiftiging\w*|informatiecentrum|zehir|danışma|çağrı merkezi|infolinia|zatruć|kundtjänst|giftinformation|מוקד|קו חם|שירות לקוחות|гаряча лінія|довіри|हेल्पलाइन)`)
+	serviceLine = foldedRE(`(?:helpline|hotline|lifeline|infoline|info line|information line|crisis|samaritans|support|helpdesk|service|customer|office|reception|switchboard|line is|call center|call centre|seelsorge|amico|ligne|línea|linea|linha|notruf|emergency|suicid\w*|samob[oó]j\w*|selbstmord\w*|самоубийств\w*|自殺|自杀|자살|telefon zaufania|poison|befrienders|cvv|telefonseelsorge|kindertelefon|childline|988|116|toll[- ]free|freephone|gratis|free ?(?:phone|call|number|line|of charge)|kostenlos|gratuit\w*|numéro vert|número gratuito|горяч\w* лини|телефон доверия|相談|热线|상담|ホットライン|いのちの電話|preventie|prevention|prevención|prävention|prévention|prevenzione|atención al cliente|atencion al cliente|servicio al cliente|atendimento|sac\b|kundenservice|kundendienst|service client|servizio clienti|müşteri hizmetleri|obsługa klienta|служба поддержки|справочн\w*|代表|窓口|客服|客户服务|고객\s?센터|고객\s?상담|ग्राहक सेवा|خدمة العملاء|κέντρο δηλητηριάσεων|γραμμή βοήθειας|εξυπηρέτηση πελατών|τηλεφωνικό κέντρο|tổng đài hỗ trợ|tổng đài chăm sóc|đường dây nóng|chăm sóc khách hàng|layanan pelanggan|layanan darurat|pusat panggilan|klantenservice|vergiftigingen|informatiecentrum|zehir danışma|çağrı merkezi|infolinia|zatruć|kundtjänst|giftinformation|מוקד|קו חם|שירות לקוחות|гаряча лінія|довіри|हेल्पलाइन|sos amitié|sos voz amiga|aasra|vandrevala|teléfono de la esperanza|telefone da esperança|telefono amico|samaritans|lifeline)`)
 	// Right after a number, only words that name a service line (toll-free, free to call, anonymous, day and night)
 	// make it one: "... office" after it may be a person's.
 	serviceAfter = foldedRE(`^\W{0,3}(?:toll[- ]free|freephone|free|helpline|hotline|24/7|24h|anytime|day and night|gratuit\w*|kostenlos|gratis|anonym\w*|anoniem|confidential\w*|vertraulich)\b`)
 	machineValue = foldedRE(`^(?:0x[0-9a-f]+|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?|[0-9a-f:]+::[0-9a-f:]*|\d+(?:\.\d+)?(?:px|em|rem|pt|%|ms|s|gb|mb|kb|tb|mhz|ghz|hz)|[0-9a-f]{7,40})\W*$`)
-	timeSaid     = foldedRE(`\b(?:timestamp|epoch|unix|millis\w*|nanos\w*|ms|ns|µs|us|seconds|utc)\b`)
-	postcodeBR   = foldedRE(`^\d{5}-\d{3}$`)
+	// What numbers an id ("build 20240611.7") and what says a number is a phone's, whatever else labels it.
+	idSaid   = foldedRE(`\b(?:build|release|version|ticket|order|invoice|id|run|job|batch|nr|no|ref|pesanan|pedido|commande|bestellung|bestelling|resi|siparis|zamowienie)\b|#`)
+	phoneCue = foldedRE(`\b(?:call|ring|text|sms|whatsapp|signal|telegram|phone|mobile|cell|handy|hp|wa|celular|móvil|telefon\w*|teléfono|telefone|телефон\w*|điện thoại|nomor hp|numarası|gsm|portable)\b|\b(?:his|her|their|\w+'s|\w+s') (?:number|nummer|numero|número|numéro)\b|\bnummer van\b|\bsố của\b|電話|电话|전화|फोन|هاتف`)
+	// A service word said not to be one: "not customer service, her private number".
+	serviceDenied = foldedRE(`\b(?:not|no|bukan|no es|não é|nicht|kein\w*|pas|không phải|değil|nie)\s(?:\S+\s)?(?:\S+\s)?$`)
+	timeSaid      = foldedRE(`\b(?:timestamp|epoch|unix|millis\w*|nanos\w*|ms|ns|µs|us|seconds|utc)\b`)
+	postcodeBR    = foldedRE(`^\d{5}-\d{3}$`)
 	// A unit after a number makes it a measure.
 	unitAfter = foldedRE(`^\s?(?:m/s|km/h|mph|[kmcµnμ]?m\b|[kmµμn]?s\b|[km]?g\b|[kmgt]i?b\b|px\b|%|°|hz\b|[kmg]hz\b|[km]?w\b|kwh\b|lbs?\b|ft\b|ml\b|rpm\b)`)
 	// A card or account number named as a test or example value, in the languages of the web.
@@ -268,19 +279,50 @@ func personalData(v views) bool {
 	// is a list of them, refused as one, not a reason to parse each in twenty countries' formats.
 	read := map[string]bool{}
 	for _, loc := range when(dense >= 8, phoneMatches)(t, -1) {
-		key := digits(t[loc[2]:loc[3]])
-		if read[key] {
-			continue
+		// Too many digits for one number: numbers written one after another ("07911123456 07922654321").
+		spans := [][2]int{{loc[2], loc[3]}}
+		if len(digits(t[loc[2]:loc[3]])) > 15 {
+			spans = spans[:0]
+			for _, f := range fieldSpans(t, loc[2], loc[3]) {
+				if len(digits(t[f[0]:f[1]])) >= 8 {
+					spans = append(spans, f)
+				}
+			}
 		}
-		if len(read) == maxPhones {
-			return true
-		}
-		read[key] = true
-		if phoneNumber(t, loc[2], loc[3]) {
-			return true
+		for _, sp := range spans {
+			key := digits(t[sp[0]:sp[1]])
+			if read[key] {
+				continue
+			}
+			if len(read) == maxPhones {
+				return true
+			}
+			read[key] = true
+			if phoneNumber(t, sp[0], sp[1]) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// fieldSpans are where the space-separated fields of t[start:end] are.
+func fieldSpans(t string, start, end int) [][2]int {
+	var out [][2]int
+	for i := start; i < end; {
+		for i < end && t[i] == ' ' {
+			i++
+		}
+		j := i
+		for j < end && t[j] != ' ' {
+			j++
+		}
+		if j > i {
+			out = append(out, [2]int{i, j})
+		}
+		i = j
+	}
+	return out
 }
 
 // when returns find, or, when cond is false, a finder that finds nothing.
@@ -400,7 +442,7 @@ func phoneNumber(t string, start, end int) bool {
 	if start > 1 && t[start-1] == '+' && (wordByte(t[start-2]) || t[start-2] == '.') {
 		return false // "4.12.0+20240611.1732": a build's metadata
 	}
-	if placeholderDigits(d) || issn(s) || singleDigitGroups(s) || postcodeBR.MatchString(s) || unitAfter.MatchString(t[end:min(len(t), end+8)]) || datedID(s) {
+	if placeholderDigits(d) || issn(s) || singleDigitGroups(s) || postcodeBR.MatchString(s) || unitAfter.MatchString(t[end:min(len(t), end+8)]) || datedID(s) && idSaid.MatchString(before) && !phoneCue.MatchString(before) {
 		return false // "0000 0000": a placeholder; "0395-2649": a serial's ISSN; "01310-200": a CEP; "299 792 458 m/s"; "20240611.7": a build of a day
 	}
 	if !plus && !strings.ContainsAny(s, " -.()/·_*") && d[0] != '0' && !phoneNear.MatchString(before) {
@@ -413,12 +455,12 @@ func phoneNumber(t string, start, end int) bool {
 	switch {
 	case isbnNear.MatchString(before+s) && isbn(d), isbnLabel.MatchString(before), strings.HasSuffix(strings.TrimSpace(before), "#"):
 		return false // an ISBN, or a number named by its "#"
-	case serviceLine.MatchString(before), serviceAfter.MatchString(after):
+	case serviceLine.MatchString(before) && !serviceDenied.MatchString(before[:serviceLine.FindStringIndex(before)[0]]), serviceAfter.MatchString(after):
 		return false // a helpline, a support desk, an office
 	case placeholderSaid.MatchString(before + " " + after):
 		return false // "il numero 02-1234-5678 nei documenti è un segnaposto"
-	case orderNear.MatchString(before):
-		return false // an order, invoice or ticket number
+	case orderNear.MatchString(before) && !phoneCue.MatchString(before):
+		return false // an order, invoice or ticket number (and no word says it is a phone's)
 	}
 	return true
 }

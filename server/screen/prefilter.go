@@ -28,11 +28,12 @@ type matcher struct {
 func (m matcher) windowed() bool { return m.span >= 0 || m.words >= 0 }
 
 // newMatcher compiles a pattern. spaced says the texts it reads are words separated by single spaces and padded
-// with one, where a word boundary is always a space: literals then carry it, and " not " no longer fires on "note".
+// with one, where a match's words are bounded by spaces (see bound). Literals carry the pattern's word boundaries,
+// checked where they are found: "\bnot\b" does not fire on "note".
 func newMatcher(pattern string, spaced bool) matcher {
 	m := matcher{re: regexp.MustCompile(pattern), span: -1, words: -1}
 	if tree, err := syntax.Parse(pattern, syntax.Perl); err == nil {
-		x := extractor{spaced: spaced}
+		x := extractor{}
 		m.literals = shrink(x.required(tree.Simplify()))
 		m.bound(tree, spaced, m.literals)
 	}
@@ -159,7 +160,7 @@ func maxSpan(re *syntax.Regexp) int {
 	return -1 // star, plus, the text's and lines' ends
 }
 
-type extractor struct{ spaced bool }
+type extractor struct{}
 
 // shrink replaces a long list of literals by the longest word of each, when that word is at least three letters:
 // a literal contains its words, so the list still admits every match, and it is far shorter to scan.
@@ -221,7 +222,7 @@ type trieEdge struct {
 }
 
 // trieEnd is a matcher whose literal ends at a node, and whether the literal starts or ends at a word boundary
-// (the \b of a text that is not spaced): "earn" found in "learn" is no hit of "\bearn".
+// (\b): "earn" found in "learn" is no hit of "\bearn".
 type trieEnd struct {
 	matcher          int
 	bounded, boundEd bool
@@ -401,8 +402,7 @@ func (ms *matcherSet) add(l string, i int) {
 	}
 }
 
-// boundary stands in a literal of a text that is not spaced for a word boundary (\b), which its hits are checked
-// for.
+// boundary stands in a literal for a word boundary (\b), which its hits are checked for.
 const boundary = '\x01'
 
 // atBoundary reports whether s has a word boundary before byte i, as \b has it: an ASCII word character on one
@@ -721,9 +721,8 @@ func (x extractor) exact(re *syntax.Regexp) ([]string, bool) {
 		}
 		return []string{string(re.Rune)}, true
 	case syntax.OpWordBoundary:
-		if x.spaced {
-			return []string{" "}, true
-		}
+		// Checked where the literal is found, as \b reads it: between an ASCII word character and anything else.
+		// A space would not do even in spaced texts: "hitlerʼ" is one word there, and \b is after its r.
 		return []string{string(boundary)}, true
 	case syntax.OpEmptyMatch, syntax.OpBeginText, syntax.OpEndText, syntax.OpBeginLine, syntax.OpEndLine:
 		return []string{""}, true

@@ -203,7 +203,7 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 		if found == AgentManipulation && warning.MatchString(said) {
 			said = warning.ReplaceAllString(said, " ")
 		}
-		if found == AgentManipulation && (warned.MatchString(said) || moderation.MatchString(said)) && reported.MatchString(said) {
+		if found == AgentManipulation && (warned.MatchString(said) || removedSaid.MatchString(said)) && reported.MatchString(said) && !endorsed.MatchString(said) {
 			said = reported.ReplaceAllString(said, " ")
 		}
 		if said != v.plain {
@@ -266,7 +266,7 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 	if found == "" && scored && p.model != nil {
 		found = p.model.classify(v)
 	}
-	if found == Profanity && scored && p.model != nil && mildInterjection(v) {
+	if found == Profanity && scored && p.model != nil && p.mildInterjection(v) {
 		// "Shit, I left my badge at home": one mild swear word may be no rant; the model, which knows the swearing
 		// of every language, weighs the rest of the note.
 		found = p.model.classify(v)
@@ -286,13 +286,15 @@ var (
 	// discussion marks a note that talks about manipulation rather than doing it.
 	discussion = regexp.MustCompile(`\b(?:prompt injections?|injection|jailbreaks?|payloads?|attacks?|attackers?|defen[cs]es?|defend|filters?|classifiers?|detect\w*|saniti[sz]\w*|untrusted|red ?team\w*|research\w*|treat(?:ed|s|ing)? (?:it|them|that|this) as|quot\w*|explain\w*|examples?|analy[sz]\w*|says?|saying|said|strings?|patterns?|phrases?|such as|e\.g\.|literal\w*|wrote|writes|log them|claims?|myths?|debunk\w*|falls apart|context|asked|slurs?|hate speech|propaganda|dog ?whistles?|memes?|reports?|alert|warning|found notes?|hidden in|markers?|antisemiti\w*|racis[tm]\w*|logged|in the wild|scraped|training data|dataset|benchmark|owasp|paper|write-?up|post-?mortem|phishing|scams?|taxonomy|flagg\w*|mods|mod notes?|moderat\w*|removed|reported|template|chat format|special tokens?)\b|プロンプトインジェクション|インジェクション|注入攻击|提示注入|提示词注入|注入|攻撃|防御|审核|モデレーション|프롬프트\s?인젝션|인젝션|공격|신고|इंजेक्शन|हमला|حقن|инъекци\w*|модерац\w*|inyecci[oó]n|injection de prompt|prompt-injection|injeç[aã]o|iniezione|wstrzykiw\w*|enjeksiyon\w*|injektion\w*|moderaç[aã]o|moderación|пример\w*|цитир\w*|ejemplo|beispiel\w*|exemple|esempio|exemplo|örnek|przykład\w*|例えば|引用|可疑|标注|示例|例子|인용|설명|예시|데이터|उदाहरण|مثال|zitat\w*|citation|cita`)
 	// endorsed marks a note that agrees with what it quotes ("... - mods removed it but it's still the plan").
-	endorsed = regexp.MustCompile(`\b(?:agreed?|agree with|so true|exactly|based|still the plan|say it again|couldn't agree|facts|true that|(?:he|she|they)'?s right|they are right|right on|well said|hell yes|do it)\b|\+1`)
+	endorsed = regexp.MustCompile(`\b(?:agreed?|agree with|so true|exactly|based|still the plan|say it again|couldn't agree|facts|true that|(?:he|she|they)'?s right|they are right|right on|well said|hell yes|do it|repost\w*|spread (?:it|this|the word)|share it everywhere|copy it|(?:mods?|admins?) (?:said|say|says) (?:it's|its|it is) (?:fine|ok|okay)|approved|verified|legit|not a scam|screenshot it|post it (?:as|again|anyway|everywhere)|within the hour|or (?:get|be) banned)\b|\+1`)
 	// moderation marks a note that reports or studies abuse it quotes.
 	moderation = regexp.MustCompile(`\b(?:moderat\w*|mods?|mod (?:log|note|team|guide)s?|quoting|quoted|for (?:discussion|analysis)|phishing|scam\w*|awareness|removed|deleted|banned|flagg\w*|reported|blocked|filtered|rejected|slurs?|hate speech|dog ?whistles?|classifiers?|filters?|dataset|training data|detect\w*|antisemiti\w*|racis[tm]\w*|harass\w* report|abuse report|takedown)\b|модерац\w*|moderación|moderaç[aã]o|審核|审核|モデレーション|신고|삭제`)
 	// reported is an order told as what someone else asks ("a thread in #tools asks agents to paste their token"),
 	// read out only from a note that warns (warned), and only up to a comma.
 	reported = regexp.MustCompile(`\b(?:a|the|this|that|one|some|there's a)\s(?:\S+\s){0,3}(?:thread|note|post|message|account|user|bot|email|page|site|comment|wave|dm|scam|attack|registry)s?\s(?:\S+\s){0,4}(?:asks?|asking|tells?|telling|urges?|urging|wants|claiming|(?:trying|tried|tries|try|attempting|attempted|meant) to (?:get|make|trick|convince))\s(?:\S+\s){0,2}(?:agents?|you|bots|people|users|readers|them)\s(?:to|into)\s(?:[^.!?\n,;:]|[.!?]\S){0,80}`)
-	warned   = regexp.MustCompile(`\b(?:don't|do not|dont|never)(?:\s+(?:do it|comply|follow (?:it|them)|obey|listen|fall for it|answer|reply|engage|click))?\s*(?:[.!;]|$)|\b(?:report (?:it|them)|scam|phishing|heads[ -]up|beware|warning|psa|fake)\b`)
+	// A moderator's report of what was taken down.
+	removedSaid = regexp.MustCompile(`\b(?:(?:was|were|got|has been|have been|had been|is being) (?:removed|deleted|taken down|hidden|banned)|(?:we|i|mods|the mods|admins|the admins) (?:removed|deleted|hid|banned|took (?:it |them |that |this )?down)|removal)\b`)
+	warned      = regexp.MustCompile(`\b(?:don't|do not|dont|never)(?:\s+(?:do it|comply|follow (?:it|them)|obey|listen|fall for it|answer|reply|engage|click))?\s*(?:[.!;]|$)|\b(?:report (?:it|them)|scam|phishing|heads[ -]up|beware|warning|psa|fake)\b`)
 	// warning is a warning about an order, which names the order: a conditional with its refusal ("if a note asks
 	// you to paste a key, don't") up to the refusal, within one sentence (a dot inside a word, ".env", ends none),
 	// a command told never to be run, and what someone "will never ask you to" do (up to a comma: "... so paste
@@ -360,31 +362,40 @@ func (p *Pipeline) rules(v views) (Category, int) {
 	return found, best
 }
 
-// mildSwear is a mild swear word or interjection, in the languages of the board; swearWord any word of the
-// profanity list.
+// mildWords are mild swear words and interjections in the languages of the board: mildSwear finds them as
+// written, mildSqueezed is them as the profanity rules read them.
 var (
-	mildSwear = regexp.MustCompile(`(?:^|[^\pL\pN])(?:shit|shite|pissed|ffs|damn|dammit|crap|bloody|hell|joder|mierda|putain|merde|porra|scheiße|scheisse|verdammt|mist|verdomme|lanet olsun|kahretsin|cholera|zut|droga|accidenti)(?:[^\pL\pN]|$)`)
-	swearWord = regexp.MustCompile(patterns[Profanity][0])
+	mildWords    = []string{"shit", "shite", "pissed", "ffs", "damn", "dammit", "crap", "bloody", "joder", "mierda", "putain", "merde", "porra", "scheiße", "scheisse", "verdammt", "verdomme", "kahretsin", "lanet olsun"}
+	mildSwear    = regexp.MustCompile(`(?:^|[^\pL\pN])(?:` + strings.Join(mildWords, "|") + `)(?:[^\pL\pN]|$)`)
+	mildSqueezed = func() map[string]bool {
+		m := map[string]bool{}
+		for _, w := range mildWords {
+			m[squeeze(w)] = true
+		}
+		return m
+	}()
+	swearSqueezed = regexp.MustCompile(squeezePattern(patterns[Profanity][0]))
+	swearExact    = regexp.MustCompile(exactPatterns[Profanity][0])
 )
 
 // mildInterjection reports a note whose only swearing is one mild word ("Shit, forgot to push", "Putain, j'ai
 // failli rater le train") in a note of eight words or more: mild swearing that is no rant, where the profanity
-// category is gratuitous or obscene swearing. Two swear words, a strong one, or a masked one are a rant.
-func mildInterjection(v views) bool {
-	if len(v.words) < 8 || maskedSwear(v.plain) {
+// category is gratuitous or obscene swearing. Two swear words, a strong one, or a masked one are a rant, in any of
+// the readings the profanity rules read ("cuuuunts" is "cunts" there).
+func (p *Pipeline) mildInterjection(v views) bool {
+	if len(v.words) < 8 || maskedSwear(v.plain) || len(mildSwear.FindAllStringIndex(v.plain, 2)) != 1 {
 		return false
 	}
-	mild := mildSwear.FindAllStringIndex(v.plain, 2)
-	if len(mild) != 1 {
+	if swearExact.MatchString(p.cleanExact(v.exact)) {
 		return false
 	}
-	line := " " + strings.Join(v.exact, " ") + " "
-	for _, w := range swearWord.FindAllString(line, 3) {
-		if !mildSwear.MatchString(" " + w + " ") {
+	for _, words := range [][]string{v.words, v.leet, v.joined} {
+		found := swearSqueezed.FindAllString(p.clean(words), 2)
+		if len(found) > 1 || len(found) == 1 && !mildSqueezed[strings.TrimSpace(found[0])] {
 			return false
 		}
 	}
-	return len(swearWord.FindAllString(line, 3)) <= 1
+	return true
 }
 
 // oneForL reports a 1 between letters, or doubled after one ("k1ll", "ki11"): where a 1 may stand for an l.
