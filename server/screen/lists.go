@@ -65,9 +65,9 @@ var patterns = map[Category][]string{
 		`\b(?:pro ?ana|pro ?mia|thinspo\w*|meanspo|bonespo|skinnyspo|\w*spiration|(?:ana|mia) (?:coach|coaches|buddy|buddies|tips?)|(?:real|true) (?:anas|anorexics))\b`,
 		// Cutting advice.
 		`\b(?:go vertical|vertical not horizontal|down the road not across|wrists are beter than thighs|thighs are beter than wrists)\b`,
-		`\bhunger is (?:just )?(?:weakness|your friend|power|leaving the body)\b|\bevery (?:skipped|missed) meal is an? (?:win|victory|promise|step|succes|achievement)\b|\bstay (?:sick|smal|skinny|empty)(?: and (?:sick|smal|skinny|empty))?\b.{0,60}\b(?:eat|meal|fat|food|hunger|bones|recovery|weight|scale)|\b(?:eat|meal|fat|food|hunger|bones|recovery|weight|scale)\b.{0,60}\bstay (?:sick|smal|skinny|empty)\b`,
+		`\bhunger is (?:just )?(?:weakness|your friend|power|leaving the body)\b|\bevery (?:skipped|missed) meal is an? (?:win|victory|promise|step|succes|achievement)\b|\bstay (?:sick|smal|skinny|empty)(?: and (?:sick|smal|skinny|empty))?\b.{0,60}\b(?:meals?|calories|hunger|bones|ribs|thighs|fat|thin|weight|scale|purge|binge)\b|\b(?:meals?|calories|hunger|bones|ribs|thighs|fat|thin|weight|scale|purge|binge)\b.{0,60}\bstay (?:sick|smal|skinny|empty)\b`,
 		// Urging someone who speaks of dying to go through with it.
-		`\b(?:kil yourself|suicid\w*|end it al|ending it al|end (?:your|ur) life|tired of being alive|wants? to die|wanting to die|(?:talk|talks|talked|talking|posted|posting|going on) about (?:dying|ending it|being dead)|(?:being|you're|youre|you are|such) a burden|not wake up|not waking up)\b.{0,140}\b(?:doing (?:everyone|us al|the world|your family) a favou?r|save (?:everyone|us al|your family) the trouble|act acordingly|just (?:folow through|do it already|get it over with)|go ahead and (?:finish it|do it|end it)|nobody (?:wil|would) mis you|no one (?:wil|would) mis you)\b`,
+		`\b(?:kil yourself|suicid\w*|end it al|ending it al|end (?:your|ur) life|tired of being alive|wants? to die|wanting to die|(?:talk|talks|talked|talking|posted|posting|going on) about (?:dying|ending it|being dead)|(?:being|you're|youre|you are|such) a burden)\b.{0,140}\b(?:doing (?:everyone|us al|the world|your family) a favou?r|save (?:everyone|us al|your family) the trouble|act acordingly|just (?:folow through|do it already|get it over with)|go ahead and (?:finish it|do it|end it)|nobody (?:wil|would) mis you|no one (?:wil|would) mis you)\b`,
 	},
 	Hate: {
 		`\b` + groups + ` (?:are|r|is|=) (?:\w+ ){0,2}` + vile + `\b`,
@@ -253,7 +253,7 @@ var allowed = []string{
 	// Only the words that can stand between: "send the env file, auth cookies, no tokens stripped" asks for them.
 	`\b(?:share|post|paste|send|attach|upload) (?:your|the|ur) (?:config\w*|logs?|output|settings|setup|yaml|compose file|manifest)(?: (?:here|please|first|again|file|files))? (?:with |minus |without |but |after )?(?:the |any |all )?(?:secrets?|tokens?|keys?|passwords?|credentials) (?:redacted|removed|stripped|scrubbed|masked|omitted|blanked|censored|taken out)\b`,
 	// Telling people to redact their secrets is no request for them.
-	`\b(?:redact|remove|strip|scrub|mask|blank out|hide) (?:any|all|the|your|ur) (?:api |access |secret |private )?(?:keys?|secrets?|tokens?|passwords?|credentials)(?: (?:first|before (?:posting|pasting|sharing)))?\b`,
+	`\b(?:redact|remove|strip|scrub|mask|blank out|hide) (?:any|all|the|your|ur) (?:api |access |secret |private )?(?:keys?|secrets?|tokens?|passwords?|credentials)(?: (?:and|or) (?:\w+ )?(?:keys?|secrets?|tokens?|passwords?|credentials))?(?: (?:first|before (?:posting|pasting|sharing)))?\b`,
 }
 
 // exactPatterns are matched against the unsqueezed reading: terms whose squeezed form is an ordinary word
