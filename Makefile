@@ -26,10 +26,10 @@ page: ## add a page: make page NAME=now TITLE="Now" writes site/pages/now.md and
 generate: ## regenerate the templ components' Go code
 	$(GO) tool templ generate -path templates
 
-test: lint ## the one test command: lint, then every test with the race detector (and the screen's model check and the memory bounds without it)
+test: lint ## the one test command: lint, then every test with the race detector (and the screen's model check, its corpus-wide comparisons and the memory bounds without it)
 	@$(PG_SKIPPED)
 	$(GO) test -race -count=1 ./...
-	$(GO) test -count=1 -run '^TestTrainModel$$|Bounded$$' ./server/...
+	$(GO) test -count=1 -run '^TestTrainModel$$|Bounded$$|^TestWindowsFind|^TestRemoveTakesOut|^TestScannersFind' ./server/...
 	@$(PG_SKIPPED)
 
 # Says loudly that the PostgreSQL store's tests will skip (go test hides a passing package's skips).

@@ -442,19 +442,24 @@ func TestContextRead(t *testing.T) {
 	}
 }
 
-// raceStep thins the corpus-wide comparisons under the race detector, which makes regular expressions ten times
-// slower and has nothing to find in these pure functions: every raceStep-th note.
-var raceStep = map[bool]int{false: 1, true: 4}[raceEnabled]
+// skipUnderRace skips a corpus-wide comparison of pure functions under the race detector, which makes regular
+// expressions tens of times slower and has nothing to find in them; make test runs these without it.
+func skipUnderRace(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a comparison over the corpus: make test runs it without the race detector")
+	}
+}
 
 // Reading only the windows around the literals finds what reading the whole text finds: every reading of every
 // fourth note of the corpus, in every rule set, and the notes stretched long with benign padding around them.
 func TestWindowsFindWhatTheWholeTextFinds(t *testing.T) {
+	skipUnderRace(t)
 	p := New(nil, false, quiet())
 	notes := append(readCorpus(t, "testdata/train.tsv"), readCorpus(t, "testdata/heldout.tsv")...)
 	pad := strings.Repeat("the quick build ran fine on the second try and the logs were clean ", 6)
 	checked := 0
 	for i, n := range notes {
-		if i%(4*raceStep) != 0 {
+		if i%4 != 0 {
 			continue
 		}
 		for _, text := range []string{n.text, pad + n.text + " " + pad} {
@@ -487,6 +492,7 @@ func TestWindowsFindWhatTheWholeTextFinds(t *testing.T) {
 // Taking the allowed phrases out through their branches' literals and windows leaves what replacing every match of
 // each pattern whole, in turn, leaves: every reading of every note of the corpus, and the notes stretched long.
 func TestRemoveTakesOutWhatThePatternsMatch(t *testing.T) {
+	skipUnderRace(t)
 	p := New(nil, false, quiet())
 	notes := append(readCorpus(t, "testdata/train.tsv"), readCorpus(t, "testdata/heldout.tsv")...)
 	pad := strings.Repeat("we killed the stale worker and the logs were clean ", 4)
@@ -497,7 +503,7 @@ func TestRemoveTakesOutWhatThePatternsMatch(t *testing.T) {
 		return s
 	}
 	changed := 0
-	step := 2 * raceStep
+	const step = 2
 	for i, n := range notes {
 		if i%step != 0 {
 			continue
@@ -536,6 +542,7 @@ func TestRemoveTakesOutWhatThePatternsMatch(t *testing.T) {
 // one-pass measure that skips them never skips a text they match: every note of the corpus, and each with the
 // runs of base64 and hex of the decoding tests.
 func TestScannersFindWhatTheExpressionsFind(t *testing.T) {
+	skipUnderRace(t)
 	notes := append(readCorpus(t, "testdata/train.tsv"), readCorpus(t, "testdata/heldout.tsv")...)
 	extra := []string{"aGVsbG8gd29ybGQ=", "x aGVsbG8gd29ybGQ==== y", "ab+/_-cdefghij==", "0x41 0x42 0x43 0x44 0x45 0x46 0x47 0x48",
 		`\x69\x67\x6e\x6f\x72\x65\x20\x61\x6c\x6c`, "69:67:6e:6f:72:65:20:61", "DEADBEEFdeadbeef", "abcdefghijk", "abcdefghijkl",
@@ -543,10 +550,8 @@ func TestScannersFindWhatTheExpressionsFind(t *testing.T) {
 		"codes: 107,105,108,108,32,97", "call 555 123 4567, or 555 765 4321", "+1 (555) 123-4567 x 0612345678", "0612345678·0612345678",
 		"a 12345678 b 87654321 c", "tel:0612345678;0698765432", "1234567890123456789012345678901234", "(06)12345678)", "06 12 34 56 78—06 12 34 56 79",
 		"x0612345678", "0612345678x", "#0612345678", "٠٦١٢٣٤٥٦٧٨ 0612345678", "1.2.3.4.5.6.7.8.9", "12 34", "", "NNUWY3BAMFWGYIDKMV3XG===", "s**t happens", "sh!t", "oh sh1t", "f#cking", "éf*ck", "self-host", "s-tier", "f/k"}
-	for i, n := range notes {
-		if i%raceStep == 0 {
-			extra = append(extra, n.text)
-		}
+	for _, n := range notes {
+		extra = append(extra, n.text)
 	}
 	for _, s := range extra {
 		if got, want := base64Runs(s, 8), base64Run.FindAllString(s, 8); !slices.Equal(got, want) {
