@@ -1,10 +1,12 @@
 package screen
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -211,9 +213,11 @@ func latinLooking(w string) bool {
 // squeezed when asked. It is on every note's path several times: it writes into one buffer, and reads ASCII
 // without the tables of Unicode.
 func tokens(s string, leet, squeezed bool) []string {
-	// The words are written one after another into buf and made one string at the end, which they are slices of.
+	// The words are written one after another into buf, and each is a string over its bytes once it ends: buf is
+	// only ever appended to past the words already made (or copied away by append, leaving them as they were), so
+	// their bytes never change, as a string's must not.
 	buf := make([]byte, 0, len(s))
-	var ends []int
+	out := make([]string, 0, len(s)/4+1) // most words are longer than three letters and a space
 	start := 0
 	var prev rune = -1 // the last rune of the word as written into buf
 	var last rune = -1 // the last rune of the word before squeezing: the same rune, since squeezing drops repeats
@@ -221,11 +225,9 @@ func tokens(s string, leet, squeezed bool) []string {
 	flush := func() {
 		if len(buf) > start {
 			if leet && digit {
-				if t := leetWord(string(buf[start:])); t != string(buf[start:]) {
-					buf = append(buf[:start], t...)
-				}
+				buf = buf[:start+leetInPlace(buf[start:])]
 			}
-			ends = append(ends, len(buf))
+			out = append(out, unsafe.String(&buf[start], len(buf)-start))
 			start = len(buf)
 			prev, last, digit = -1, -1, false
 		}
@@ -258,12 +260,6 @@ func tokens(s string, leet, squeezed bool) []string {
 		flush()
 	}
 	flush()
-	all := string(buf)
-	out := make([]string, len(ends))
-	from := 0
-	for i, end := range ends {
-		out[i], from = all[from:end], end
-	}
 	return out
 }
 
@@ -292,18 +288,23 @@ func eachWord(s string, squeezed bool, f func([]byte)) {
 	}
 }
 
-// leetWord reads a word that began with a digit ("1d10t") again as letters, unless it is a number ("2025") or a
-// number with a unit ("12yo").
-func leetWord(t string) string {
-	if !strings.ContainsFunc(t, unicode.IsLetter) || hasDigitRun(t) {
-		return t
+// leetInPlace reads a word that began with a digit ("1d10t") again as letters, unless it is a number ("2025") or a
+// number with a unit ("12yo"). It writes over b, a valid UTF-8 word, and returns the length of the word read: every
+// rune leetMap turns into a letter is as long as the letter or longer, so the word never grows.
+func leetInPlace(b []byte) int {
+	if !bytes.ContainsFunc(b, unicode.IsLetter) || hasDigitRunBytes(b) {
+		return len(b)
 	}
-	return strings.Map(func(r rune) rune {
+	n := 0
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
 		if l, ok := leetRune(r); ok {
-			return l
+			r = l
 		}
-		return r
-	}, t)
+		n += utf8.EncodeRune(b[n:], r)
+		i += size
+	}
+	return n
 }
 
 // leetASCII is leetMap for ASCII, looked up without hashing.
@@ -369,7 +370,7 @@ func squeeze(s string) string {
 func joinSplit(s string) []string {
 	pieces := make([]string, 0, len(s)/6+1)
 	buf := make([]byte, 0, 32)
-	for _, f := range strings.Fields(s) {
+	for f := range strings.FieldsSeq(s) {
 		buf = buf[:0]
 		letters, digit, split, inner := false, false, false, false
 		for _, r := range f {
@@ -534,6 +535,20 @@ func mergeSingles(parts []string) []string {
 		out = append(out, stray.String())
 	}
 	return out
+}
+
+func hasDigitRunBytes(b []byte) bool {
+	prev := false
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		d := unicode.IsDigit(r)
+		if d && prev {
+			return true
+		}
+		prev = d
+		i += size
+	}
+	return false
 }
 
 func hasDigitRun(s string) bool {
