@@ -467,9 +467,10 @@ func (ms *matcherSet) mayMatch(s string) []bool {
 // remove joins words into one line, padded with spaces, and takes out every match of the set. A matcher whose
 // matches are bounded replaces within the windows around its literals only (every match lies in one); when it
 // changes the line, where the literals are is found again for the matchers after it.
-func (ms *matcherSet) remove(words []string) string {
-	return ms.replace(" " + strings.Join(words, " ") + " ")
-}
+func (ms *matcherSet) remove(words []string) string { return ms.replace(spaced(words)) }
+
+// spaced is words as the rules read them: one line, single spaces, padded with one.
+func spaced(words []string) string { return " " + strings.Join(words, " ") + " " }
 
 // replace replaces every match of the set in s by a space, each matcher in turn.
 func (ms *matcherSet) replace(s string) string {

@@ -46,14 +46,14 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 // The floors on heldout: the figures reached so far, less a small margin. Raise them as the screen improves;
 // never lower them to pass.
 const (
-	// reached: 96.9% (4970/5129) on the 9,461 held-out notes of session 9, which reached 97.0% (4976) before the
-	// fixes of a hostile review changed the rules' words and so the classifier; the 1,201 held-out notes that
-	// session added, measured before they joined, had 95.0%, 97.5% and 96.2%. The target is 97%.
+	// reached: 96.9% (5418/5589) on the 10,248 held-out notes of session 10 (96.9%, 4970/5129, on the 9,461 of
+	// session 9); the 787 held-out notes that session added, measured before they joined, had 98.3% and 95.4%. The
+	// target is 97%: four notes short.
 	floorRecall = 0.968
-	// reached: 0.95% (41/4332), under the target of 1%. It was 1.44% (55/3829) while the classifier spent the
+	// reached: 0.97% (45/4659), under the target of 1%. It was 1.44% (55/3829) while the classifier spent the
 	// whole 1% budget on its own; since session 9 it gets what the rules leave of 1% in cross-validation.
 	floorFalseRejection = 0.01
-	floorCategory       = 0.925 // reached: 92.99% (self_harm, 504/542) and more in every other category
+	floorCategory       = 0.935 // reached: 93.9% (self_harm, 554/590) and more in every other category
 )
 
 // figures are a screen's results on one corpus.

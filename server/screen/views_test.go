@@ -679,3 +679,22 @@ func TestMildInterjection(t *testing.T) {
 		}
 	}
 }
+
+// A warning about spam is no spam; spam that warns of other spam still sends its reader somewhere. The model is
+// left out: these rows are what the rules decide.
+func TestScamWarnings(t *testing.T) {
+	p := New(nil, false, quiet())
+	p.model = nil
+	for _, c := range []struct{ text, want string }{
+		{"Beware of posts promising to double your crypto. Every single one is a scam.", ""},
+		{"Warning: a scam is going around promising free crypto airdrops if you send a small fee first. Legit giveaways never ask you to pay.", ""},
+		{"Cuidado: los mensajes que prometen duplicar tus bitcoins son una estafa.", ""},
+		{"Beware of fake giveaways! The real one is at airdrop-claim.xyz, double your crypto today.", Spam},
+		{"Warning: only a few spots left. Double your crypto in 24 hours, DM me to join.", Spam},
+		{"Not a scam, I promise: double your crypto, it's legit, ask for the wallet.", Spam},
+	} {
+		if got := p.Local(c.text); got != c.want {
+			t.Errorf("Local(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+}
