@@ -51,7 +51,7 @@ lint: ## vet, gofmt, go.mod tidy, and generated code up to date
 	  for f in "$$tmp"/*_templ.go; do cmp -s "$$f" "templates/$$(basename "$$f")" || { echo "templates/$$(basename "$$f") is stale: run make generate"; rm -rf "$$tmp"; exit 1; }; done; rm -rf "$$tmp"
 
 screen-model: ## retrain the content screen's classifier from server/screen/testdata/train.tsv (deterministic); commit model.bin
-	$(GO) test ./server/screen -run '^TestTrainModel$$' -count=1 -train
+	$(GO) test ./server/screen -run '^TestTrainModel$$' -count=1 -timeout 30m -train
 
 confusables: ## regenerate the screen's look-alike table from Unicode's confusables data (Debian python3-confusable-homoglyphs)
 	@test -f /usr/lib/python3/dist-packages/confusable_homoglyphs/confusables.json || { apt-get update && apt-get install -y python3-confusable-homoglyphs; }

@@ -22,6 +22,11 @@ type matcher struct {
 	// its literals can hold, or -1: a match lies within that many spaces of where its literal was found, so only
 	// the words around it need reading.
 	words int
+	// before and after, when not -1, are the most spaces a match holds before and after the start of the literal
+	// it was found by, where the pattern is a sequence and the literals are those of one of its parts: "\bi (\w+
+	// ){0,3}kill\w* <people>" reaches four words back from "kill" and as many forward as its people have, where
+	// words alone would read the whole pattern's width on both sides.
+	before, after int
 }
 
 // windowed reports whether the matcher can read windows of a text instead of all of it.
@@ -31,7 +36,7 @@ func (m matcher) windowed() bool { return m.span >= 0 || m.words >= 0 }
 // with one, where a match's words are bounded by spaces (see bound). Literals carry the pattern's word boundaries,
 // checked where they are found: "\bnot\b" does not fire on "note".
 func newMatcher(pattern string, spaced bool) matcher {
-	m := matcher{re: regexp.MustCompile(pattern), span: -1, words: -1}
+	m := matcher{re: regexp.MustCompile(pattern), span: -1, words: -1, before: -1, after: -1}
 	if tree, err := syntax.Parse(pattern, syntax.Perl); err == nil {
 		x := extractor{}
 		m.literals = shrink(x.required(tree.Simplify()))
@@ -40,10 +45,73 @@ func newMatcher(pattern string, spaced bool) matcher {
 	return m
 }
 
+// sides returns the most spaces a match of re holds before and after the start of the literal it is found by, or
+// -1, -1 when it cannot tell. In a sequence, the literals of one part (each of them one of literals, as written or
+// as shrink keeps it) start inside that part's text: the parts before and after it bound the two sides, and the
+// part itself as far as its own sides tell; literals that every match of the parts from one on starts with start
+// where that part does. Each branch of an alternation has its own.
+func sides(re *syntax.Regexp, literals []string) (int, int) {
+	set := map[string]bool{}
+	for _, l := range literals {
+		set[l] = true
+	}
+	return sidesIn(unwrap(re), set)
+}
+
+func sidesIn(re *syntax.Regexp, literals map[string]bool) (int, int) {
+	switch re.Op {
+	case syntax.OpAlternate:
+		before, after := 0, 0
+		for _, sub := range re.Sub {
+			b, a := sidesIn(unwrap(sub), literals)
+			if b < 0 {
+				return -1, -1
+			}
+			before, after = max(before, b), max(after, a)
+		}
+		return before, after
+	case syntax.OpConcat:
+		x := extractor{}
+		covered := func(lits []string) bool {
+			return len(lits) > 0 && !slices.ContainsFunc(lits, func(l string) bool { return !literals[l] && !literals[shrunk(l)] })
+		}
+		for k, sub := range re.Sub {
+			if !covered(x.required(sub)) && !covered(x.leading(sub)) {
+				continue
+			}
+			pre := maxSpaces(&syntax.Regexp{Op: syntax.OpConcat, Sub: re.Sub[:k]})
+			in := maxSpaces(sub)
+			post := maxSpaces(&syntax.Regexp{Op: syntax.OpConcat, Sub: re.Sub[k+1:]})
+			if pre < 0 || in < 0 || post < 0 {
+				return -1, -1
+			}
+			b, a := sidesIn(unwrap(sub), literals)
+			if b < 0 {
+				b, a = in, in
+			}
+			return pre + b, a + post
+		}
+		// Or the literals run across parts ("\bwe wil kil" of "\bwe ?(?:wil)? ?kil\w* you"): every match of the
+		// parts from the one they start at begins with one of them.
+		for k := range re.Sub {
+			tail := &syntax.Regexp{Op: syntax.OpConcat, Sub: re.Sub[k:]}
+			if !covered(x.leading(tail)) {
+				continue
+			}
+			pre, post := maxSpaces(&syntax.Regexp{Op: syntax.OpConcat, Sub: re.Sub[:k]}), maxSpaces(tail)
+			if pre < 0 || post < 0 {
+				return -1, -1
+			}
+			return pre, post
+		}
+	}
+	return -1, -1
+}
+
 // bound sets the span of a matcher of tree and, for spaced texts, the words around a hit of one of literals that
 // a match can reach.
 func (m *matcher) bound(tree *syntax.Regexp, spaced bool, literals []string) {
-	m.span, m.words = maxSpan(tree.Simplify()), -1
+	m.span, m.words, m.before, m.after = maxSpan(tree.Simplify()), -1, -1, -1
 	if spaced && m.span < 0 {
 		if n := maxSpaces(tree.Simplify()); n >= 0 {
 			most := 0
@@ -51,6 +119,7 @@ func (m *matcher) bound(tree *syntax.Regexp, spaced bool, literals []string) {
 				most = max(most, strings.Count(l, " "))
 			}
 			m.words = n + most
+			m.before, m.after = sides(tree.Simplify(), literals)
 		}
 	}
 }
@@ -171,27 +240,32 @@ func shrink(lits []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, l := range lits {
-		key := l
-		for _, w := range strings.Fields(l) {
-			if len(w) >= 3 && (key == l || len(w) > len(strings.TrimSpace(key))) {
-				key = w
-				// Keep the spaces around the word that the literal has: they stand for word boundaries, and
-				// " earn " should not be found in "learn".
-				i := strings.Index(l, w)
-				if i > 0 && l[i-1] == ' ' {
-					key = " " + key
-				}
-				if j := i + len(w); j < len(l) && l[j] == ' ' {
-					key += " "
-				}
-			}
-		}
-		if !seen[key] {
+		if key := shrunk(l); !seen[key] {
 			seen[key] = true
 			out = append(out, key)
 		}
 	}
 	return out
+}
+
+// shrunk is what shrink keeps of literal l: its longest word of three letters or more, with the spaces around it.
+func shrunk(l string) string {
+	key := l
+	for _, w := range strings.Fields(l) {
+		if len(w) >= 3 && (key == l || len(w) > len(strings.TrimSpace(key))) {
+			key = w
+			// Keep the spaces around the word that the literal has: they stand for word boundaries, and
+			// " earn " should not be found in "learn".
+			i := strings.Index(l, w)
+			if i > 0 && l[i-1] == ' ' {
+				key = " " + key
+			}
+			if j := i + len(w); j < len(l) && l[j] == ' ' {
+				key += " "
+			}
+		}
+	}
+	return key
 }
 
 // matcherSet finds, in one pass over a text, which of its matchers can match it: their literals are kept in a
@@ -536,13 +610,17 @@ func windows(m matcher, s string, hits []hit, each func(lo, hi int) bool) {
 		if m.span >= 0 {
 			a, b = max(0, at-m.span), min(len(s), at+2*m.span+2) // a literal is at most a match and its two spaces
 		} else { // words+1 spaces either side: the match, and the space its literal may start with
+			before, after := m.words, m.words
+			if m.before >= 0 {
+				before, after = m.before, m.after
+			}
 			a, b = at, at
-			for n := 0; a > 0 && n <= m.words+1; a-- {
+			for n := 0; a > 0 && n <= before+1; a-- {
 				if s[a-1] == ' ' {
 					n++
 				}
 			}
-			for n := 0; b < len(s) && n <= m.words+1; b++ {
+			for n := 0; b < len(s) && n <= after+1; b++ {
 				if s[b] == ' ' {
 					n++
 				}

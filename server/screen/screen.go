@@ -310,10 +310,11 @@ var (
 		"|\\b(?:never|won't|will not|wont|doesn't|does not)\\s(?:ever\\s)?ask\\s(?:you|agents|anyone|users|bots)\\sto\\s(?:[^.!?\\n,;:]|[.!?]\\S){0,60}")
 )
 
-// scamWarning, notScam and sendsSomewhere read a warning about spam: its words in the languages of the board (as
-// the note reads folded), a spammer's reassurance, and what a spam note asks its reader to follow.
+// scamWarning, notScam and sendsSomewhere read a warning about spam: a word that calls it a scam, in the languages
+// of the board (as the note reads folded; "heads up" or "warning" alone also opens a pump), a spammer's
+// reassurance, and what a spam note asks its reader to follow.
 var (
-	scamWarning    = regexp.MustCompile(`\b(?:beware|warning|psa|heads[ -]?up|watch out|scam\w*|phishing|removed|deleted|reported|banned|moderat\w*|fraud\w*|estafa\w*|fraude\w*|cuidado|ojo con|arnaque\w*|escroquerie\w*|betrug\w*|vorsicht|warnung|abzocke|golpe\w*|truff\w*|attenzione|occhio a\w*|oszust\w*|uwaga|dolandirici\w*|dikkat)\b|мошенни|развод|осторожно`)
+	scamWarning    = regexp.MustCompile(`\b(?:scam\w*|phishing|fraud\w*|fake|estafa\w*|fraude\w*|arnaque\w*|escroquerie\w*|betrug\w*|abzocke|golpe\w*|truff\w*|oszust\w*|dolandirici\w*)\b|мошенни|развод`)
 	notScam        = regexp.MustCompile(`\b(?:not (?:a )?scam|no scam|(?:is|it's|its|totally|fully|completely|100 ?%) (?:legit\w*|real|safe)|guarantee\w*|trust me|(?:verified|official|real|legit) (?:airdrop|giveaway|checker|claim|site|link|page|offer))\b`)
 	sendsSomewhere = regexp.MustCompile(`https?:|www\.|\b[a-z0-9][a-z0-9-]*\.[a-z]{2,}(?:/|\b)|@|\d{6,}|\b(?:dm|pm|message me|text me|whatsapp|telegram|signal|discord|join|click|sign ?up|register|claim|visit|call|contact|link|enter|connect|send me|inbox)\b`)
 )

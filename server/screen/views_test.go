@@ -661,6 +661,34 @@ func TestBranchesAndBoundedLiterals(t *testing.T) {
 	}
 }
 
+// A window reaches as many words before and after a literal as a match can hold on that side, and each window
+// finds what the whole text finds where the words a match holds lie on one side of its literal.
+func TestWindowSides(t *testing.T) {
+	for _, c := range []struct {
+		pattern       string
+		before, after int
+	}{
+		{`\bi (?:\w+ ){0,3}kill\w* you\b`, 4, 1},         // the literal is a part of the sequence
+		{`\bwe ?(?:will )?kill\w* (?:you|them)\b`, 0, 3}, // the literals run across parts from the start
+		{`\b(?:kill|stab)\w* (?:\w+ ){0,2}(?:him|her)\b`, 0, 3},
+	} {
+		m := newMatcher(c.pattern, true)
+		if m.before != c.before || m.after != c.after {
+			t.Errorf("%s (literals %q): sides %d, %d, want %d, %d", c.pattern, m.literals, m.before, m.after, c.before, c.after)
+		}
+	}
+	set := newMatcherSet([]string{`\bi (?:\w+ ){0,3}kill\w* you\b`}, true)
+	pad := strings.Repeat(" the build ran fine again today", 4)
+	for _, text := range []string{
+		" i will kill you ", " i will really truly kill you ", pad + " i will really truly kill you " + pad,
+		" i will really truly surely kill you ", pad + " kill you i said " + pad, " so i kill them and you ",
+	} {
+		if got, want := set.first(text), set.firstUnfiltered(text); got != want {
+			t.Errorf("%q: windows find %d, the pattern %d", text, got, want)
+		}
+	}
+}
+
 // One mild swear word in a note of some length is left to the model; two, a strong one, a masked one, or a short
 // note of swearing stay the rules' profanity.
 func TestMildInterjection(t *testing.T) {
@@ -699,6 +727,7 @@ func TestScamWarnings(t *testing.T) {
 		{"Beware of fake giveaways! The real one is at airdrop-claim.xyz, double your crypto today.", Spam},
 		{"Warning: only a few spots left. Double your crypto in 24 hours, DM me to join.", Spam},
 		{"Not a scam, I promise: double your crypto, it's legit, ask for the wallet.", Spam},
+		{"Heads up, warning to all holders: this coin will double your crypto by Friday, get in early.", Spam},
 	} {
 		if got := p.Local(c.text); got != c.want {
 			t.Errorf("Local(%q) = %q, want %q", c.text, got, c.want)
