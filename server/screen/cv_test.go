@@ -42,7 +42,10 @@ func TestCrossValidate(t *testing.T) {
 	notes := readCorpus(t, "testdata/train.tsv")
 	p := New(nil, false, quiet())
 	p.model = nil
-	ruled := func(text string) bool { return p.Local(text) != "" }
+	ruled := func(text string) bool { // as thresholds counts them: one mild swear word is the model's to decide
+		c := p.Local(text)
+		return c != "" && (c != Profanity || !p.mildInterjection(newViews(text)))
+	}
 
 	type scored struct {
 		benign, ruled bool
