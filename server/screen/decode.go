@@ -42,8 +42,12 @@ func smallNumbers(s string) int {
 			n = 0
 		}
 		digits = 0
-		if i < len(s) && !strings.ContainsRune(" ,;.:/|-", rune(s[i])) {
-			n = 0
+		if i < len(s) {
+			switch s[i] {
+			case ' ', ',', ';', '.', ':', '/', '|', '-':
+			default:
+				n = 0
+			}
 		}
 	}
 	return most
@@ -119,14 +123,26 @@ func natoSpelled(s string) string {
 			i++
 			continue
 		}
-		word := strings.ToLower(s[i:j])
-		switch l, ok := natoLetters[word]; {
-		case ok:
+		// The word in lower case (its bytes are ASCII letters), looked up without a copy; the longest spelling
+		// word, "november", has eight letters.
+		word := s[i:j]
+		var buf [8]byte
+		lower := buf[:min(len(word), len(buf))]
+		for k := range lower {
+			lower[k] = word[k] | 0x20
+		}
+		l, ok := natoLetters[string(lower)]
+		switch {
+		case ok && len(word) <= len(buf):
 			cur = append(cur, l)
 			letters++
 			plain = 0
 		case letters > 0 && plain == 0: // one ordinary word among spelled ones: "kilo india lima lima all ..."
-			cur = append(append(append(cur, ' '), word...), ' ')
+			cur = append(cur, ' ')
+			for k := range len(word) {
+				cur = append(cur, word[k]|0x20)
+			}
+			cur = append(cur, ' ')
 			plain++
 		default:
 			flush()

@@ -544,7 +544,20 @@ func (ms *matcherSet) mayMatch(s string) []bool {
 func (ms *matcherSet) remove(words []string) string { return ms.replace(spaced(words)) }
 
 // spaced is words as the rules read them: one line, single spaces, padded with one.
-func spaced(words []string) string { return " " + strings.Join(words, " ") + " " }
+func spaced(words []string) string {
+	n := len(words) + 1
+	for _, w := range words {
+		n += len(w)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteByte(' ')
+	for _, w := range words {
+		b.WriteString(w)
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
 
 // replace replaces every match of the set in s by a space, each matcher in turn.
 func (ms *matcherSet) replace(s string) string {

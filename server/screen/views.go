@@ -65,7 +65,10 @@ func newViews(text string) views {
 		v.native = strings.ToLower(text)
 		v.plain = v.native
 	} else {
-		d := norm.NFKD.String(text)
+		// Decomposed into one buffer of about the size it needs (norm's String grows its own several times); the
+		// buffer is never written again, so the folds read it as a string.
+		buf := norm.NFKD.AppendString(make([]byte, 0, len(text)+len(text)/4), text)
+		d := unsafe.String(unsafe.SliceData(buf), len(buf))
 		v.native = foldDecomposed(d, true)
 		v.plain = strings.ToLower(skeleton(foldDecomposed(d, false))) // latinSkeleton
 	}
@@ -369,9 +372,11 @@ func squeeze(s string) string {
 // more words of one or two letters ("k i l l", "ig no re al l"), across spaces and line breaks. Leet is read first.
 func joinSplit(s string) []string {
 	pieces := make([]string, 0, len(s)/6+1)
-	buf := make([]byte, 0, 32)
+	// The pieces are written one after another into buf, each a string over its bytes once it ends (as in tokens:
+	// buf is only appended to past them, so their bytes never change).
+	buf := make([]byte, 0, len(s))
 	for f := range strings.FieldsSeq(s) {
-		buf = buf[:0]
+		start := len(buf)
 		letters, digit, split, inner := false, false, false, false
 		for _, r := range f {
 			if l, ok := leetRune(r); ok && !isDigitRune(r) {
@@ -382,30 +387,25 @@ func joinSplit(s string) []string {
 				digit = digit || isDigitRune(r)
 				split = split || inner
 				buf = utf8.AppendRune(buf, r)
-			} else if len(buf) > 0 {
+			} else if len(buf) > start {
 				inner = true // a separator inside the word: joined, the word is cut again into lexicon words
 			}
 		}
-		if len(buf) == 0 {
+		if len(buf) == start {
 			continue
 		}
-		p := string(buf)
-		if letters && digit && !hasDigitRun(p) {
-			p = strings.Map(func(r rune) rune {
-				if l, ok := leetRune(r); ok {
-					return l
-				}
-				return r
-			}, p)
+		if letters && digit {
+			buf = buf[:start+leetInPlace(buf[start:])]
 		}
+		p := unsafe.String(&buf[start], len(buf)-start)
 		if split {
 			pieces = append(pieces, segment(squeeze(p))...)
 		} else {
 			pieces = append(pieces, p)
 		}
 	}
-	var out []string
-	var run []string
+	out := make([]string, 0, len(pieces))
+	run := make([]string, 0, 8)
 	flush := func() {
 		short := 0
 		for _, p := range run {
