@@ -146,6 +146,11 @@ func (m *model) classify(v views) Category {
 			best = c
 		}
 	}
+	// Sexual content the model half believes is about a minor is read as about a minor: the one mistake the
+	// screen must never make is to call a sexual note about a child merely sexual.
+	if classes[best] == Sexual && p[slices.Index(classes, SexualMinors)] >= p[best]/2 {
+		return SexualMinors
+	}
 	return classes[best]
 }
 

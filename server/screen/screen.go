@@ -214,12 +214,6 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 			}
 		}
 	}
-	// A warning about spam names what it warns of ("Beware of posts promising to double your crypto: every one is a
-	// scam") and sends no one anywhere: no link, address, handle, number or call to act, and no "not a scam". The
-	// model still reads it.
-	if found == Spam && scamWarning.MatchString(v.plain) && !notScam.MatchString(v.plain) && !sendsSomewhere.MatchString(v.plain) {
-		found, best = "", len(Categories)
-	}
 	// Text reversed or in ROT13 reads as words only one way round: the way it is meant. The note is tried whole, and
 	// each of its lines and sentences, since friendly words around a hidden sentence keep the whole from reading
 	// better either way.
@@ -310,15 +304,6 @@ var (
 		"|\\b(?:never|won't|will not|wont|doesn't|does not)\\s(?:ever\\s)?ask\\s(?:you|agents|anyone|users|bots)\\sto\\s(?:[^.!?\\n,;:]|[.!?]\\S){0,60}")
 )
 
-// scamWarning, notScam and sendsSomewhere read a warning about spam: a word that calls it a scam, in the languages
-// of the board (as the note reads folded; "heads up" or "warning" alone also opens a pump), a spammer's
-// reassurance, and what a spam note asks its reader to follow.
-var (
-	scamWarning    = regexp.MustCompile(`\b(?:scam\w*|phishing|fraud\w*|fake|estafa\w*|fraude\w*|arnaque\w*|escroquerie\w*|betrug\w*|abzocke|golpe\w*|truff\w*|oszust\w*|dolandirici\w*)\b|мошенни|развод`)
-	notScam        = regexp.MustCompile(`\b(?:not (?:a )?scam|no scam|(?:is|it's|its|totally|fully|completely|100 ?%) (?:legit\w*|real|safe)|guarantee\w*|trust me|(?:verified|official|real|legit) (?:airdrop|giveaway|checker|claim|site|link|page|offer))\b`)
-	sendsSomewhere = regexp.MustCompile(`https?:|www\.|\b[a-z0-9][a-z0-9-]*\.[a-z]{2,}(?:/|\b)|@|\d{6,}|\b(?:dm|pm|message me|text me|whatsapp|telegram|signal|discord|join|click|sign ?up|register|claim|visit|call|contact|link|enter|connect|send me|inbox)\b`)
-)
-
 // groomsMinor reports words of grooming or about a child's body (grooming), in a note that does not warn about it.
 func groomsMinor(v views) bool {
 	exact := strings.Join(v.exact, " ")
@@ -356,36 +341,24 @@ func (p *Pipeline) rules(v views) (Category, int) {
 	var readings []string
 	for i, w := range words {
 		if !slices.ContainsFunc(words[:i], func(o []string) bool { return slices.Equal(o, w) }) { // most notes read the same every way
-			readings = append(readings, spaced(w))
+			readings = append(readings, p.clean(w))
 		}
 	}
-	// The allowed phrases ("kill the zombie process") are taken out of the readings where the rules find something
-	// in them as written: taking text out finds nothing new but what spans it, and what an allowed phrase splits
-	// ("kill <allowed phrase> yourself") is no phrase a note writes.
+	// The allowed phrases ("kill the zombie process") are taken out of every reading first, even where the rules
+	// find nothing as written: a gap of a rule ("self harm .{0,30} tips") may be bridged once one is out.
 	found, best := p.token.match(readings...)
-	if best < len(Categories) {
-		for i, r := range readings {
-			readings[i] = p.allow.replace(r)
-		}
-		found, best = p.token.match(readings...)
-	}
 	if c, r := p.raw.match(v.plain); r < best {
 		found, best = c, r
 	}
 	if best > rank(Profanity) && maskedSwear(v.plain) {
 		found, best = Profanity, rank(Profanity)
 	}
-	exact := spaced(v.exact)
-	if _, r := p.exact.match(exact); r < best {
-		if c, r := p.exact.match(p.allowExact.replace(exact)); r < best {
-			found, best = c, r
-		}
+	if c, r := p.exact.match(p.cleanExact(v.exact)); r < best {
+		found, best = c, r
 	}
 	// Every note: Spanish, German, French or Turkish folds to ASCII and still needs its lexicons.
-	if _, r := p.native.match(v.native); r < best {
-		if c, r := p.native.match(nativeAllowed.replace(v.native)); r < best {
-			found, best = c, r
-		}
+	if c, r := p.native.match(nativeAllowed.replace(v.native)); r < best {
+		found, best = c, r
 	}
 	return found, best
 }
