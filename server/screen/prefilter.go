@@ -545,6 +545,9 @@ func (ms *matcherSet) remove(words []string) string { return ms.replace(spaced(w
 
 // spaced is words as the rules read them: one line, single spaces, padded with one.
 func spaced(words []string) string {
+	if len(words) == 0 {
+		return "  " // the padding of both sides
+	}
 	n := len(words) + 1
 	for _, w := range words {
 		n += len(w)
