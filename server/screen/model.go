@@ -140,14 +140,19 @@ func (m *model) classify(v views) Category {
 	if p[0] >= t {
 		return ""
 	}
+	return harmfulClass(p)
+}
+
+// harmfulClass is the harmful class the probabilities p (one per class, "" first) make likeliest. Sexual content
+// the model half believes is about a minor is read as about a minor: the one mistake the screen must never make
+// is to call a sexual note about a child merely sexual.
+func harmfulClass(p []float32) Category {
 	best := 1
 	for c := 2; c < len(p); c++ {
 		if p[c] > p[best] {
 			best = c
 		}
 	}
-	// Sexual content the model half believes is about a minor is read as about a minor: the one mistake the
-	// screen must never make is to call a sexual note about a child merely sexual.
 	if classes[best] == Sexual && p[slices.Index(classes, SexualMinors)] >= p[best]/2 {
 		return SexualMinors
 	}
