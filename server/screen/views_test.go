@@ -709,6 +709,44 @@ func TestWindowSides(t *testing.T) {
 	}
 }
 
+// A pattern whose matches all start with a few literals is tried anchored where they stand, and finds what the
+// pattern unanchored finds; a pattern that reads before its start (^, \B) or can start anywhere is not.
+func TestAnchoredMatchers(t *testing.T) {
+	pad := strings.Repeat("the build ran fine again today ", 6)
+	for _, c := range []struct {
+		pattern  string
+		spaced   bool
+		anchored bool
+		starts   int // literals looked for beside the matcher's own, or 0 when they are its own
+		texts    []string
+	}{
+		{`\bkill\w{0,4}\s(?:\S{1,24}\s){0,3}workers?\b[^.!?\n]{0,40}?(?:\bpicket|\bscabs?\b)`, false, true, 1, []string{
+			"we will kill the workers at the picket", "skill the workers at the picket", "killall workers, scabs",
+			pad + "kill those striking workers who picket" + pad, "kill workers. picket", "killed workers scab",
+		}},
+		{`\bkil(?:ed|ing|s)? (?:the|a|an|this|that|my|our|stale|old|zombie|hung|idle|[0-9]+) proces\w*`, true, true, 4, []string{
+			" we kiled the stale proces ", " skiled the proces ", " kil 42 procesing ", pad + " kils an proces " + pad, " kil the ",
+		}},
+		{`\bkill you\b`, true, true, 0, []string{" i will kill you ", " skill you ", " kill youth ", " kill you"}},
+		{`\b(?:kill|stab) (?:him|her)\b`, true, true, 0, []string{" stab her ", " kill him now ", " restab her ", " kill hers "}},
+		{`^kill you`, false, false, 0, []string{"kill you now", "i kill you"}},
+		{`\Bkill\b`, false, false, 0, []string{"skill", "kill"}},
+		{`(?:\w+ ){0,3}kill you\b`, true, false, 0, []string{" they will kill you ", " kill you "}},
+	} {
+		m := newMatcher(c.pattern, c.spaced)
+		if (m.anchored != nil) != c.anchored || len(m.starts) != c.starts {
+			t.Errorf("%s (literals %q): anchored %v with %d starts %v, want %v with %d", c.pattern, m.literals,
+				m.anchored != nil, len(m.starts), m.starts, c.anchored, c.starts)
+		}
+		set := newMatcherSet([]string{c.pattern}, c.spaced)
+		for _, text := range c.texts {
+			if got, want := set.first(text), set.firstUnfiltered(text); got != want {
+				t.Errorf("%s on %q: found %d, the pattern %d", c.pattern, text, got, want)
+			}
+		}
+	}
+}
+
 // One mild swear word in a note of some length is left to the model; two, a strong one, a masked one, or a short
 // note of swearing stay the rules' profanity.
 func TestMildInterjection(t *testing.T) {
