@@ -358,7 +358,10 @@ type matcherSet struct {
 	always []int // matchers without a prefilter
 	// byPair is, for each pair of bytes, the trie node reached by the literals that start with it, or 0.
 	byPair []int32
-	nodes  []trieNode
+	// starting has a bit set for each pair of bytes that literals start with: 8 KB, where byPair is 256, so that
+	// the pairs of a text that start none (most) are ruled out from the nearest cache.
+	starting *[1 << 10]uint64
+	nodes    []trieNode
 }
 
 type trieNode struct {
@@ -380,7 +383,7 @@ type trieEnd struct {
 
 // newMatcherSet compiles patterns for texts that are spaced (see newMatcher) or not.
 func newMatcherSet(patterns []string, spaced bool) *matcherSet {
-	ms := &matcherSet{byPair: make([]int32, 1<<16), nodes: make([]trieNode, 1)} // node 0: none
+	ms := &matcherSet{byPair: make([]int32, 1<<16), starting: new([1 << 10]uint64), nodes: make([]trieNode, 1)} // node 0: none
 	for i, p := range patterns {
 		var literals []string
 		for _, m := range grouped(p, branches(p), spaced) {
@@ -535,6 +538,7 @@ func (ms *matcherSet) add(l string, i int) {
 	l = strings.ReplaceAll(l, string(boundary), "") // within, a boundary is not checked: the literal still holds
 	key := pair(l, 0)
 	if ms.byPair[key] == 0 {
+		ms.starting[key>>6] |= 1 << (key & 63)
 		ms.nodes = append(ms.nodes, trieNode{})
 		ms.byPair[key] = int32(len(ms.nodes) - 1)
 	}
@@ -569,6 +573,9 @@ func isWordByte(c byte) bool {
 // pair is the two bytes of s at i, as one number.
 func pair(s string, i int) uint16 { return uint16(s[i])<<8 | uint16(s[i+1]) }
 
+// begins reports whether a literal starts with the pair of bytes p.
+func (ms *matcherSet) begins(p uint16) bool { return ms.starting[p>>6]&(1<<(p&63)) != 0 }
+
 // walk calls found for every matcher with a literal that starts at i in s.
 func (ms *matcherSet) walk(s string, i int, found func(matcher int)) {
 	n := ms.byPair[pair(s, i)]
@@ -599,7 +606,7 @@ func (ms *matcherSet) candidates(s string) []bool {
 		can[i] = true
 	}
 	for i := 0; i+1 < len(s); i++ {
-		if ms.byPair[pair(s, i)] != 0 {
+		if ms.begins(pair(s, i)) {
 			ms.walk(s, i, func(m int) { can[m] = true })
 		}
 	}
@@ -851,7 +858,7 @@ func (ms *matcherSet) hits(s string) literalHits {
 		hits = append(hits, hit{i, -1})
 	}
 	for i := 0; i+1 < len(s); i++ {
-		if ms.byPair[pair(s, i)] == 0 {
+		if !ms.begins(pair(s, i)) {
 			continue
 		}
 		ms.walk(s, i, func(m int) { hits = append(hits, hit{m, i}) })
