@@ -332,19 +332,25 @@ func leetRune(r rune) (rune, bool) {
 }
 
 // isLetterRune reports a letter or a combining mark (part of a word in Devanagari, Arabic...).
+// The ASCII case is small enough to be inlined where the tokenizers call it for every character.
 func isLetterRune(r rune) bool {
 	if r < 0x80 {
-		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
+		return 'a' <= r|0x20 && r|0x20 <= 'z'
 	}
-	return unicode.IsLetter(r) || unicode.In(r, unicode.Mn, unicode.Mc)
+	return isLetterWide(r)
 }
+
+func isLetterWide(r rune) bool { return unicode.IsLetter(r) || unicode.In(r, unicode.Mn, unicode.Mc) }
 
 func isDigitRune(r rune) bool {
 	if r < 0x80 {
 		return '0' <= r && r <= '9'
 	}
-	return unicode.IsDigit(r)
+	return isDigitWide(r)
 }
+
+//go:noinline
+func isDigitWide(r rune) bool { return unicode.IsDigit(r) }
 
 // squeeze shortens every run of one letter to one letter: "kiiill" → "kil". Terms are squeezed the same way.
 func squeeze(s string) string {
