@@ -35,9 +35,11 @@ var modelBin []byte
 // which the probability of "publish" refuses a note: one for short notes (at most shortWords words) and one for
 // the rest, each keeping the refusals of benign notes of its length within the budget.
 type model struct {
-	scale          []float32 // per class
-	bias           []float32 // per class
-	weights        []int8    // feature-major: weights[f*len(classes)+c]
+	scale []float32 // per class
+	bias  []float32 // per class
+	// weights are feature-major (weights[f*len(classes)+c]), each int8 weight stored plus 128 (as a byte), so
+	// that a row's bytes add up eight at a time in lanes of 16 bits; 16 bytes of padding follow the last row.
+	weights        []byte
 	threshold      float32
 	shortThreshold float32
 }
@@ -60,11 +62,11 @@ func loadModel() *model {
 func decodeModel(b []byte) (*model, error) {
 	k := len(classes)
 	want := len(modelMagic) + 8 + 8*k + features*k
-	if !bytes.HasPrefix(b, []byte(modelMagic)) || len(b) != want {
+	if !bytes.HasPrefix(b, []byte(modelMagic)) || len(b) != want || k > 16 { // sums reads rows of 16 bytes at most
 		return nil, errModelFormat
 	}
 	b = b[len(modelMagic):]
-	m := &model{scale: make([]float32, k), bias: make([]float32, k), weights: make([]int8, features*k)}
+	m := &model{scale: make([]float32, k), bias: make([]float32, k), weights: make([]byte, features*k+16)}
 	m.threshold = math.Float32frombits(binary.LittleEndian.Uint32(b))
 	m.shortThreshold = math.Float32frombits(binary.LittleEndian.Uint32(b[4:]))
 	b = b[8:]
@@ -73,8 +75,8 @@ func decodeModel(b []byte) (*model, error) {
 		m.bias[c] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*(k+c):]))
 	}
 	b = b[8*k:]
-	for i := range m.weights {
-		m.weights[i] = int8(b[i])
+	for i := range features * k {
+		m.weights[i] = b[i] ^ 0x80 // int8 w as w+128
 	}
 	return m, nil
 }
@@ -161,32 +163,65 @@ func harmfulClass(p []float32) Category {
 
 func (m *model) probabilities(fs []uint32) []float32 {
 	k := len(classes)
-	// The quantised weights are summed as integers, exactly, and scaled once per class.
-	var sums [16]int32 // room for the classes without an allocation
-	acc := sums[:0]
-	if k > len(sums) {
-		acc = make([]int32, 0, k)
-	}
-	acc = acc[:k]
-	for _, f := range fs {
-		b, sign := bucket(f)
-		row := m.weights[b*k : b*k+k]
-		if sign > 0 {
-			for c, w := range row {
-				acc[c] += int32(w)
-			}
-		} else {
-			for c, w := range row {
-				acc[c] -= int32(w)
-			}
-		}
-	}
+	acc := m.sums(fs)
 	norm := float32(1 / math.Sqrt(float64(max(1, len(fs)))))
 	z := make([]float32, k)
 	for c := range z {
 		z[c] = m.bias[c] + float32(acc[c])*m.scale[c]*norm
 	}
 	return softmax32(z)
+}
+
+// sums adds up the quantised weights of features fs per class, exactly, as integers: each feature's row of (up to
+// sixteen) weights is read as two words and added eight bytes at a time, the even and odd bytes in lanes of 16 bits,
+// into sums of the features with a plus sign and of those with a minus sign. A lane holds 256 weights of 255 at
+// most; the lanes are emptied into the sums that often.
+func (m *model) sums(fs []uint32) [16]int32 {
+	const lanes = 0x00FF00FF00FF00FF
+	k := len(classes)
+	var sums [16]int32
+	var add [2][4]uint64 // per sign: the even and odd bytes of the two words
+	var n [2]int32       // per sign, rows added
+	var inLanes [2]int
+	for _, f := range fs {
+		b, sign := bucket(f)
+		s := (1 - sign) / 2 // 0 for plus, 1 for minus
+		row := m.weights[b*k : b*k+16]
+		lo, hi := binary.LittleEndian.Uint64(row), binary.LittleEndian.Uint64(row[8:])
+		a := &add[s]
+		a[0] += lo & lanes
+		a[1] += lo >> 8 & lanes
+		a[2] += hi & lanes
+		a[3] += hi >> 8 & lanes
+		n[s]++
+		if inLanes[s]++; inLanes[s] == 256 {
+			m.empty(&sums, a, s)
+			inLanes[s] = 0
+		}
+	}
+	m.empty(&sums, &add[0], 0)
+	m.empty(&sums, &add[1], 1)
+	for c := range k { // every weight was given 128
+		sums[c] -= 128 * (n[0] - n[1])
+	}
+	clear(sums[k:]) // the bytes of the next row
+	return sums
+}
+
+// empty moves the lanes of a into sums, added for sign s 0 and subtracted for 1, and clears them.
+func (m *model) empty(sums *[16]int32, a *[4]uint64, s int) {
+	for w := range 2 {
+		for lane := range 4 {
+			even := int32(a[2*w] >> (16 * lane) & 0xFFFF)
+			odd := int32(a[2*w+1] >> (16 * lane) & 0xFFFF)
+			if s == 1 {
+				even, odd = -even, -odd
+			}
+			sums[8*w+2*lane] += even
+			sums[8*w+2*lane+1] += odd
+		}
+	}
+	*a = [4]uint64{}
 }
 
 func softmax32(z []float32) []float32 {
