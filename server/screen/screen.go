@@ -182,7 +182,13 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 	if hidesText(text) {
 		return AgentManipulation
 	}
-	v := newViews(text)
+	// The readings are written in memory kept between notes; none of them outlives this call.
+	mem := viewMemories.Get().(*viewMemory)
+	defer func() {
+		mem.reset()
+		viewMemories.Put(mem)
+	}()
+	v := readViews(text, mem)
 	readings := []views{v} // the note and the readings of it that read as words
 	found, best := p.rules(v)
 	if found == AgentManipulation || found == Hate || found == Harassment || found == Violence || found == Profanity || found == Spam || found == SelfHarm {
@@ -207,7 +213,7 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 			said = reported.ReplaceAllString(said, " ")
 		}
 		if said != v.plain {
-			if c, r := p.rules(newViews(said)); r < len(Categories) {
+			if c, r := p.rules(readViews(said, mem)); r < len(Categories) {
 				found, best = c, r
 			} else {
 				found, best = "", len(Categories)
@@ -218,7 +224,7 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 	// each of its lines and sentences, since friendly words around a hidden sentence keep the whole from reading
 	// better either way.
 	other := func(text string, whole bool) {
-		w := newViews(text)
+		w := readViews(text, mem)
 		readings = append(readings, w)
 		if c, r := p.rules(w); r < best {
 			found, best = c, r

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -59,24 +60,79 @@ func zeroWidth(r rune) bool {
 }
 
 // newViews builds the readings of text.
-func newViews(text string) views {
+func newViews(text string) views { return readViews(text, nil) }
+
+// readViews builds the readings of text in mem, or in memory of their own when mem is nil.
+func readViews(text string, mem *viewMemory) views {
 	v := views{raw: text}
 	if isASCII(text) { // most notes: nothing to decompose, fold or remove but case
-		v.native = strings.ToLower(text)
+		b := mem.bytes(len(text))
+		for i := 0; i < len(text); i++ {
+			c := text[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+		}
+		v.native = unsafe.String(unsafe.SliceData(b), len(b))
 		v.plain = v.native
 	} else {
 		// Decomposed into one buffer of about the size it needs (norm's String grows its own several times); the
 		// buffer is never written again, so the folds read it as a string.
-		buf := norm.NFKD.AppendString(make([]byte, 0, len(text)+len(text)/4), text)
+		buf := norm.NFKD.AppendString(mem.bytes(len(text)+len(text)/4), text)
 		d := unsafe.String(unsafe.SliceData(buf), len(buf))
 		v.native = foldDecomposed(d, true)
 		v.plain = strings.ToLower(skeleton(foldDecomposed(d, false))) // latinSkeleton
 	}
-	v.words = tokens(v.plain, false, true)
-	v.leet = tokens(v.plain, true, true)
-	v.joined = joinSplit(v.plain)
-	v.exact = tokens(v.plain, true, false)
+	v.words = mem.tokens(v.plain, false, true)
+	v.leet = mem.tokens(v.plain, true, true)
+	v.joined = mem.joinSplit(v.plain)
+	v.exact = mem.tokens(v.plain, true, false)
 	return v
+}
+
+// viewMemory is memory that the readings of notes are written in, one note after another: a block of bytes and
+// one of strings, handed out in turn and handed out again from the start once a note's screening is over (reset).
+// The readings are strings over these bytes, so nothing read from a note's views may outlive its screening. A
+// nil viewMemory hands out memory of its own each time.
+type viewMemory struct {
+	byteBlock []byte
+	strBlock  []string
+}
+
+var viewMemories = sync.Pool{New: func() any { return new(viewMemory) }}
+
+// bytes returns an empty slice of capacity n: appending past n copies it away, as append does, and leaves the
+// memory after it alone.
+func (m *viewMemory) bytes(n int) []byte {
+	if m == nil {
+		return make([]byte, 0, n)
+	}
+	if cap(m.byteBlock)-len(m.byteBlock) < n {
+		m.byteBlock = make([]byte, 0, max(2*cap(m.byteBlock), n, 4096)) // the full block stays with its strings
+	}
+	at := len(m.byteBlock)
+	m.byteBlock = m.byteBlock[:at+n]
+	return m.byteBlock[at : at : at+n]
+}
+
+// strings returns an empty slice of strings of capacity n, as bytes does.
+func (m *viewMemory) strings(n int) []string {
+	if m == nil {
+		return make([]string, 0, n)
+	}
+	if cap(m.strBlock)-len(m.strBlock) < n {
+		m.strBlock = make([]string, 0, max(2*cap(m.strBlock), n, 512))
+	}
+	at := len(m.strBlock)
+	m.strBlock = m.strBlock[:at+n]
+	return m.strBlock[at : at : at+n]
+}
+
+// reset hands the memory out again from its start: what was read from it must be unused.
+func (m *viewMemory) reset() {
+	clear(m.strBlock) // no string of a note stays reachable from the pool
+	m.byteBlock, m.strBlock = m.byteBlock[:0], m.strBlock[:0]
 }
 
 func isASCII(s string) bool {
@@ -216,11 +272,16 @@ func latinLooking(w string) bool {
 // squeezed when asked. It is on every note's path several times: it writes into one buffer, and reads ASCII
 // without the tables of Unicode.
 func tokens(s string, leet, squeezed bool) []string {
+	return (*viewMemory)(nil).tokens(s, leet, squeezed)
+}
+
+// tokens is the package's tokens written in m.
+func (m *viewMemory) tokens(s string, leet, squeezed bool) []string {
 	// The words are written one after another into buf, and each is a string over its bytes once it ends: buf is
 	// only ever appended to past the words already made (or copied away by append, leaving them as they were), so
 	// their bytes never change, as a string's must not.
-	buf := make([]byte, 0, len(s))
-	out := make([]string, 0, len(s)/4+1) // most words are longer than three letters and a space
+	buf := m.bytes(len(s))
+	out := m.strings(len(s)/4 + 1) // most words are longer than three letters and a space
 	start := 0
 	var prev rune = -1 // the last rune of the word as written into buf
 	var last rune = -1 // the last rune of the word before squeezing: the same rune, since squeezing drops repeats
@@ -376,11 +437,14 @@ func squeeze(s string) string {
 // joinSplit undoes letter-spacing: letters split by separators inside a run without spaces ("k-i-l-l",
 // "k·i·l·l", "f.u.c.k", "ig_no_re") are joined, and so are runs of two or more one-letter words and of three or
 // more words of one or two letters ("k i l l", "ig no re al l"), across spaces and line breaks. Leet is read first.
-func joinSplit(s string) []string {
-	pieces := make([]string, 0, len(s)/6+1)
+func joinSplit(s string) []string { return (*viewMemory)(nil).joinSplit(s) }
+
+// joinSplit is the package's joinSplit written in m.
+func (m *viewMemory) joinSplit(s string) []string {
+	pieces := m.strings(len(s)/6 + 1)
 	// The pieces are written one after another into buf, each a string over its bytes once it ends (as in tokens:
 	// buf is only appended to past them, so their bytes never change).
-	buf := make([]byte, 0, len(s))
+	buf := m.bytes(len(s))
 	for f := range strings.FieldsSeq(s) {
 		start := len(buf)
 		letters, digit, split, inner := false, false, false, false
@@ -410,7 +474,7 @@ func joinSplit(s string) []string {
 			pieces = append(pieces, p)
 		}
 	}
-	out := make([]string, 0, len(pieces))
+	out := m.strings(len(pieces))
 	run := make([]string, 0, 8)
 	flush := func() {
 		short := 0

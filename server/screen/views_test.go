@@ -772,3 +772,30 @@ func TestMildInterjection(t *testing.T) {
 		}
 	}
 }
+
+// Readings written in memory kept between notes are the readings written in memory of their own, note after note
+// (each reset before the next), and a slice handed out does not spill into the next one when appended past its end.
+func TestViewMemory(t *testing.T) {
+	mem := new(viewMemory)
+	a, b := mem.bytes(3), mem.bytes(3)
+	a = append(a, "abcdef"...) // past its capacity: copied away
+	b = append(b, "xyz"...)
+	if string(a) != "abcdef" || string(b) != "xyz" {
+		t.Fatalf("neighbouring slices: %q and %q", a, b)
+	}
+	notes := readCorpus(t, "testdata/heldout.tsv")
+	for i, n := range notes {
+		if i%7 != 0 {
+			continue
+		}
+		got, want := readViews(n.text, mem), newViews(n.text)
+		same := got.native == want.native && got.plain == want.plain
+		for _, r := range [][2][]string{{got.words, want.words}, {got.leet, want.leet}, {got.joined, want.joined}, {got.exact, want.exact}} {
+			same = same && slices.Equal(r[0], r[1])
+		}
+		if !same {
+			t.Fatalf("%q: the readings written in kept memory differ", n.text)
+		}
+		mem.reset()
+	}
+}
