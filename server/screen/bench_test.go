@@ -58,3 +58,13 @@ func BenchmarkLocalRepeatedNumbers(b *testing.B) {
 		p.Local(text)
 	}
 }
+
+// BenchmarkLocalRepeatedStarts screens a note that repeats the words a rule's matches start with ("kill workers"):
+// reading from each start would reach a match's width each time, where the windows merge.
+func BenchmarkLocalRepeatedStarts(b *testing.B) {
+	p := New(nil, false, quiet())
+	text := strings.Repeat("kill worker kill ", 29)
+	for b.Loop() {
+		p.Local(text)
+	}
+}

@@ -688,11 +688,14 @@ func (ms *matcherSet) branchMatches(s string, hits literalHits) bool {
 		h := hits[k:hits.end(k)]
 		k += len(h)
 		m := ms.matchers[h[0].matcher]
-		switch {
-		case m.anchored != nil && h[0].at >= 0:
-			if startsMatch(m, s, h, m.anchored.MatchString) {
+		if m.anchored != nil && h[0].at >= 0 {
+			if found, done := startsMatch(m, s, h, m.anchored.MatchString); found {
 				return true
+			} else if done {
+				continue
 			}
+		}
+		switch {
 		case !m.windowed() || h[0].at < 0 || len(s) <= 4*m.span:
 			if m.re.MatchString(s) {
 				return true
@@ -784,13 +787,13 @@ func (ms *matcherSet) firstOf(readings ...string) int {
 	}
 	next := make([]int, len(readings)) // per reading, its first hit not yet read
 	read := map[windowKey]bool{}       // the windows read and found not to match
-	try := func(i int, w string) bool {
-		k := windowKey{i, w}
+	try := func(i int, w string, anchored bool) bool {
+		k := windowKey{i, w, anchored}
 		if read[k] {
 			return false
 		}
 		m := ms.matchers[i]
-		if m.anchored != nil && m.anchored.MatchString(w) || m.anchored == nil && m.re.MatchString(w) {
+		if anchored && m.anchored.MatchString(w) || !anchored && m.re.MatchString(w) {
 			return true
 		}
 		read[k] = true
@@ -813,16 +816,19 @@ func (ms *matcherSet) firstOf(readings ...string) int {
 			}
 			h := hits[r][next[r]:hits[r].end(next[r])]
 			next[r] += len(h)
+			if m.anchored != nil && h[0].at >= 0 {
+				if found, done := startsMatch(m, s, h, func(w string) bool { return try(i, w, true) }); found {
+					return ms.origin[i]
+				} else if done {
+					continue
+				}
+			}
 			switch {
-			case m.anchored != nil && h[0].at >= 0:
-				if startsMatch(m, s, h, func(w string) bool { return try(i, w) }) {
-					return ms.origin[i]
-				}
 			case !m.windowed() || h[0].at < 0 || len(s) <= 4*m.span:
-				if try(i, s) {
+				if try(i, s, false) {
 					return ms.origin[i]
 				}
-			case windowsMatch(m, s, h, func(w string) bool { return try(i, w) }):
+			case windowsMatch(m, s, h, func(w string) bool { return try(i, w, false) }):
 				return ms.origin[i]
 			}
 		}
@@ -830,8 +836,9 @@ func (ms *matcherSet) firstOf(readings ...string) int {
 }
 
 type windowKey struct {
-	matcher int
-	text    string
+	matcher  int
+	text     string
+	anchored bool // read with the pattern anchored at the text's start
 }
 
 // hit is where a literal of a matcher starts in a text; at is -1 for a matcher without literals, which reads the
@@ -867,11 +874,17 @@ func (ms *matcherSet) hits(s string) literalHits {
 	return slices.Compact(hits)
 }
 
+// maxStartsRead is the most places a text is read from with a pattern anchored.
+const maxStartsRead = 64
+
 // startsMatch reports whether match, the anchored pattern of m, is true of the text from one of the literal hits
-// of m, up to where a match can reach: span bytes, or the words after it, widened to a space, so that a word
-// boundary at its end is one in s.
-func startsMatch(m matcher, s string, hits []hit, match func(string) bool) bool {
-	from := func(at int) bool {
+// of m (or of its starts), up to where a match can reach: span bytes, or the words after it, widened to a space,
+// so that a word boundary at its end is one in s. Each read may reach a match's whole width, where the windows
+// around many hits merge and are read once ("kill workers kill workers ..."): it gives up (done false), for the
+// windows to be read, when the reads would reach over twice the text's length in all, or come from more than
+// maxStartsRead places.
+func startsMatch(m matcher, s string, hits []hit, match func(string) bool) (found, done bool) {
+	reach := func(at int) int {
 		end := len(s)
 		switch {
 		case m.span >= 0:
@@ -891,24 +904,42 @@ func startsMatch(m matcher, s string, hits []hit, match func(string) bool) bool 
 		for end < len(s) && s[end] != ' ' {
 			end++
 		}
-		return match(s[at:end])
+		return end
+	}
+	var places [maxStartsRead][2]int // where each read starts and ends
+	n, budget := 0, 2*len(s)
+	add := func(at int) bool {
+		if n == len(places) {
+			return false
+		}
+		end := reach(at)
+		if budget -= end - at; budget < 0 {
+			return false
+		}
+		places[n] = [2]int{at, end}
+		n++
+		return true
 	}
 	if m.starts == nil {
-		return slices.ContainsFunc(hits, func(h hit) bool { return from(h.at) })
-	}
-	for _, l := range m.starts {
-		for at := 0; at < len(s); at++ {
-			k := strings.Index(s[at:], l.text)
-			if k < 0 {
-				break
-			}
-			at += k
-			if (!l.bounded || atBoundary(s, at)) && (!l.boundEd || atBoundary(s, at+len(l.text))) && from(at) {
-				return true
+		for _, h := range hits {
+			if !add(h.at) {
+				return false, false
 			}
 		}
 	}
-	return false
+	for _, l := range m.starts {
+		for i := 0; i < len(s); i++ {
+			k := strings.Index(s[i:], l.text)
+			if k < 0 {
+				break
+			}
+			i += k
+			if (!l.bounded || atBoundary(s, i)) && (!l.boundEd || atBoundary(s, i+len(l.text))) && !add(i) {
+				return false, false
+			}
+		}
+	}
+	return slices.ContainsFunc(places[:n], func(p [2]int) bool { return match(s[p[0]:p[1]]) }), true
 }
 
 // windowsMatch reports whether match is true of one of the windows of s around the literal hits of m.
