@@ -647,7 +647,11 @@ func spaced(words []string) string {
 }
 
 // replace replaces every match of the set in s by a space, each matcher in turn.
-func (ms *matcherSet) replace(s string) string {
+func (ms *matcherSet) replace(s string) string { return ms.replaceIn(s, nil) }
+
+// replaceIn is replace, remembering in mm what it finds in each window: the readings of one note are mostly the
+// same text, and most of their windows the same windows.
+func (ms *matcherSet) replaceIn(s string, mm *memo) string {
 	hits := ms.hits(s)
 	for k := 0; k < len(hits); {
 		p := ms.origin[hits[k].matcher]
@@ -657,7 +661,7 @@ func (ms *matcherSet) replace(s string) string {
 		}
 		h := hits[k:e]
 		k = e
-		if !ms.branchMatches(s, h) { // the branches are small and precise; the pattern whole runs only where one matched
+		if !ms.branchMatches(s, h, mm) { // the branches are small and precise; the pattern whole runs only where one matched
 			continue
 		}
 		at := slices.Clone(h) // the windows are around the hits of every branch, in the order of where they are
@@ -667,7 +671,14 @@ func (ms *matcherSet) replace(s string) string {
 		if m := ms.wholes[p]; !m.windowed() || at[0].at < 0 || len(s) <= 4*m.span {
 			out = m.re.ReplaceAllString(s, " ")
 		} else {
-			out = windowsReplace(m, s, at)
+			out = windowsReplace(m, s, at, func(w string) string {
+				return mm.replaced(-1-p, w, func(w string) string {
+					if m.re.MatchString(w) {
+						return m.re.ReplaceAllString(w, " ")
+					}
+					return w
+				})
+			})
 		}
 		if out != s {
 			s = out
@@ -683,13 +694,14 @@ func (ms *matcherSet) replace(s string) string {
 
 // branchMatches reports whether one of the matchers of hits (in the order of their matchers) matches s, reading
 // the windows around their hits.
-func (ms *matcherSet) branchMatches(s string, hits literalHits) bool {
+func (ms *matcherSet) branchMatches(s string, hits literalHits, mm *memo) bool {
 	for k := 0; k < len(hits); {
 		h := hits[k:hits.end(k)]
 		k += len(h)
 		m := ms.matchers[h[0].matcher]
 		if m.anchored != nil && h[0].at >= 0 {
-			if found, done := startsMatch(m, s, h, m.anchored.MatchString); found {
+			anchored := func(w string) bool { return mm.matches(2*h[0].matcher+1, w, m.anchored.MatchString) }
+			if found, done := startsMatch(m, s, h, anchored); found {
 				return true
 			} else if done {
 				continue
@@ -700,11 +712,51 @@ func (ms *matcherSet) branchMatches(s string, hits literalHits) bool {
 			if m.re.MatchString(s) {
 				return true
 			}
-		case windowsMatch(m, s, h, m.re.MatchString):
+		case windowsMatch(m, s, h, func(w string) bool { return mm.matches(2*h[0].matcher, w, m.re.MatchString) }):
 			return true
 		}
 	}
 	return false
+}
+
+// memo remembers what matchers found in the texts of one note: a window, or the text whole.
+type memo []memoEntry
+
+type memoEntry struct {
+	key   int // a matcher's index, twice, plus one when anchored; or -1 less a pattern's index, for what it left
+	text  string
+	found bool
+	left  string
+}
+
+// matches is match(text) for matcher key, remembered.
+func (mm *memo) matches(key int, text string, match func(string) bool) bool {
+	if mm == nil {
+		return match(text)
+	}
+	for _, e := range *mm {
+		if e.key == key && e.text == text {
+			return e.found
+		}
+	}
+	found := match(text)
+	*mm = append(*mm, memoEntry{key: key, text: text, found: found})
+	return found
+}
+
+// replaced is replace(text) for pattern key, remembered.
+func (mm *memo) replaced(key int, text string, replace func(string) string) string {
+	if mm == nil {
+		return replace(text)
+	}
+	for _, e := range *mm {
+		if e.key == key && e.text == text {
+			return e.left
+		}
+	}
+	left := replace(text)
+	*mm = append(*mm, memoEntry{key: key, text: text, left: left})
+	return left
 }
 
 // windows calls each with the windows of s around the literal hits of m: span bytes either side of a hit (and the
@@ -754,14 +806,15 @@ func windows(m matcher, s string, hits []hit, each func(lo, hi int) bool) {
 	}
 }
 
-// windowsReplace replaces every match of m in s by a space, reading only the windows around the literal hits.
-func windowsReplace(m matcher, s string, hits []hit) string {
+// windowsReplace replaces every match of m in s by a space, reading only the windows around the literal hits:
+// replace(w) is what m leaves of window w.
+func windowsReplace(m matcher, s string, hits []hit, replace func(string) string) string {
 	var b strings.Builder
 	last := 0
 	windows(m, s, hits, func(lo, hi int) bool {
-		if w := s[lo:hi]; m.re.MatchString(w) {
+		if left := replace(s[lo:hi]); left != s[lo:hi] {
 			b.WriteString(s[last:lo])
-			b.WriteString(m.re.ReplaceAllString(w, " "))
+			b.WriteString(left)
 			last = hi
 		}
 		return true

@@ -345,9 +345,10 @@ func (p *Pipeline) rules(v views) (Category, int) {
 		words = append(words, tokens(strings.ReplaceAll(v.plain, "1", "l"), true, true))
 	}
 	var readings []string
+	var seen memo // the readings are mostly the same text: what the allowed phrases find in a window, found once
 	for i, w := range words {
 		if !slices.ContainsFunc(words[:i], func(o []string) bool { return slices.Equal(o, w) }) { // most notes read the same every way
-			readings = append(readings, p.clean(w))
+			readings = append(readings, p.allow.replaceIn(spaced(w), &seen))
 		}
 	}
 	// The allowed phrases ("kill the zombie process") are taken out of every reading first, even where the rules

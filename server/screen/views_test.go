@@ -541,14 +541,18 @@ func TestRemoveTakesOutWhatThePatternsMatch(t *testing.T) {
 		}
 		for _, text := range texts {
 			v := newViews(text)
+			seen := map[*matcherSet]*memo{p.allow: {}, p.allowExact: {}} // a set's memory, shared by the readings
 			for _, c := range []struct {
 				set   *matcherSet
 				words []string
-			}{{p.allow, v.words}, {p.allow, v.joined}, {p.allowExact, v.exact}} {
+			}{{p.allow, v.words}, {p.allow, v.leet}, {p.allow, v.joined}, {p.allowExact, v.exact}} {
 				line := " " + strings.Join(c.words, " ") + " "
 				got, want := c.set.remove(c.words), whole(c.set, line)
 				if got != want {
 					t.Fatalf("%q:\nthe windows leave %q,\nthe patterns     %q", line, got, want)
+				}
+				if got := c.set.replaceIn(line, seen[c.set]); got != want {
+					t.Fatalf("%q:\nremembering windows leaves %q,\nthe patterns              %q", line, got, want)
 				}
 				if got != line {
 					changed++
