@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"twofold/server/board"
 	"twofold/server/errcode"
@@ -607,7 +608,7 @@ func sentences(s string, n int) []string {
 	for i := 0; i < len(s) && len(out) < n-1; {
 		j := i
 		switch {
-		case strings.IndexByte(".!?:;", s[i]) >= 0 && i+1 < len(s) && space(s[i+1]):
+		case (s[i] == '.' || s[i] == '!' || s[i] == '?' || s[i] == ':' || s[i] == ';') && i+1 < len(s) && space(s[i+1]):
 			for j = i + 1; j < len(s) && space(s[j]); j++ {
 			}
 		case s[i] == '\n':
@@ -630,13 +631,19 @@ func sentences(s string, n int) []string {
 // latinText reports whether s is mostly Latin letters, the only text that ROT13 and reversal hide.
 func latinText(s string) bool {
 	latin, other := 0, 0
-	for _, r := range s {
-		switch {
-		case r < 0x80 && unicode.IsLetter(r):
-			latin++
-		case unicode.IsLetter(r):
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if 'a' <= c|0x20 && c|0x20 <= 'z' {
+				latin++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsLetter(r) {
 			other++
 		}
+		i += size
 	}
 	return latin >= 8 && latin > 4*other
 }

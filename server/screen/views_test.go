@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"twofold/server/board"
 )
@@ -603,6 +604,17 @@ func TestScannersFindWhatTheExpressionsFind(t *testing.T) {
 		}
 		if got, want := sentences(s, 9), sentenceEnd.Split(s, 9); !slices.Equal(got, want) {
 			t.Fatalf("%q: sentences %q, the expression %q", s, got, want)
+		}
+		latin, other := 0, 0 // latinText as the unicode package counts letters
+		for _, r := range s {
+			if unicode.IsLetter(r) && r < 0x80 {
+				latin++
+			} else if unicode.IsLetter(r) {
+				other++
+			}
+		}
+		if got, want := latinText(s), latin >= 8 && latin > 4*other; got != want {
+			t.Fatalf("%q: latinText %v, counting letters %v", s, got, want)
 		}
 		if ibanRE.MatchString(lower) && !ibanStart(lower) {
 			t.Fatalf("%q: ibanStart would skip the IBAN %q", s, ibanRE.FindString(lower))
