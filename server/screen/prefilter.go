@@ -79,9 +79,6 @@ func (m *matcher) anchor(pattern string, tree *syntax.Regexp) {
 		return
 	}
 	if !slices.Equal(lead, set(m.literals)) {
-		if len(lead) > maxStarts {
-			return
-		}
 		for _, l := range lead {
 			// Within, a boundary is checked by the pattern.
 			m.starts = append(m.starts, start{strings.ReplaceAll(l, string(boundary), ""), l[0] == boundary, l[len(l)-1] == boundary})
@@ -719,7 +716,8 @@ func (ms *matcherSet) branchMatches(s string, hits literalHits, mm *memo) bool {
 	return false
 }
 
-// memo remembers what matchers found in the texts of one note: a window, or the text whole.
+// memo remembers what the matchers of one set found in the texts of one note: a window, or the text whole. Its keys
+// are the set's indexes: a memo serves one set.
 type memo []memoEntry
 
 type memoEntry struct {
