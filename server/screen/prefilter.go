@@ -669,7 +669,7 @@ func (ms *matcherSet) replaceIn(s string, mm *memo) string {
 			out = m.re.ReplaceAllString(s, " ")
 		} else {
 			out = windowsReplace(m, s, at, func(w string) string {
-				return mm.replaced(-1-p, w, func(w string) string {
+				return mm.replaced(p, w, func(w string) string {
 					if m.re.MatchString(w) {
 						return m.re.ReplaceAllString(w, " ")
 					}
@@ -716,15 +716,18 @@ func (ms *matcherSet) branchMatches(s string, hits literalHits, mm *memo) bool {
 	return false
 }
 
-// memo remembers what the matchers of one set found in the texts of one note: a window, or the text whole. Its keys
-// are the set's indexes: a memo serves one set.
-type memo []memoEntry
+// memo remembers what the matchers of one set found in the texts of one note: whether a matcher matched a window
+// (keyed by the matcher's index, twice, plus one when anchored), and what a pattern left of one (by the pattern's
+// index). Its keys are the set's indexes: a memo serves one set.
+type memo struct {
+	found []memoEntry[bool]
+	left  []memoEntry[string]
+}
 
-type memoEntry struct {
-	key   int // a matcher's index, twice, plus one when anchored; or -1 less a pattern's index, for what it left
+type memoEntry[T any] struct {
+	key   int
 	text  string
-	found bool
-	left  string
+	value T
 }
 
 // matches is match(text) for matcher key, remembered.
@@ -732,14 +735,7 @@ func (mm *memo) matches(key int, text string, match func(string) bool) bool {
 	if mm == nil {
 		return match(text)
 	}
-	for _, e := range *mm {
-		if e.key == key && e.text == text {
-			return e.found
-		}
-	}
-	found := match(text)
-	*mm = append(*mm, memoEntry{key: key, text: text, found: found})
-	return found
+	return recall(&mm.found, key, text, match)
 }
 
 // replaced is replace(text) for pattern key, remembered.
@@ -747,14 +743,19 @@ func (mm *memo) replaced(key int, text string, replace func(string) string) stri
 	if mm == nil {
 		return replace(text)
 	}
-	for _, e := range *mm {
+	return recall(&mm.left, key, text, replace)
+}
+
+// recall is f(text) for key, as found before among entries or found now and added to them.
+func recall[T any](entries *[]memoEntry[T], key int, text string, f func(string) T) T {
+	for _, e := range *entries {
 		if e.key == key && e.text == text {
-			return e.left
+			return e.value
 		}
 	}
-	left := replace(text)
-	*mm = append(*mm, memoEntry{key: key, text: text, left: left})
-	return left
+	v := f(text)
+	*entries = append(*entries, memoEntry[T]{key, text, v})
+	return v
 }
 
 // windows calls each with the windows of s around the literal hits of m: span bytes either side of a hit (and the
