@@ -545,7 +545,7 @@ func validPhone(s string, plus bool) bool {
 	if len(phoneMemo.m) >= 4096 { // bounded: a stranger's numbers do not grow it
 		clear(phoneMemo.m)
 	}
-	phoneMemo.m[key] = v
+	phoneMemo.m[strings.Clone(key)] = v // a copy: the number may be read from memory the next note is written in
 	phoneMemo.Unlock()
 	return v
 }

@@ -75,7 +75,13 @@ func (m *matcher) anchor(pattern string, tree *syntax.Regexp) {
 		// enough ("\bkil"), are what matches start with too; each is looked for on its own, so few.
 		lead = prefixes(lead, maxStarts/4)
 	}
-	if len(lead) == 0 || len(lead) > maxStarts || slices.ContainsFunc(lead, func(l string) bool { return strings.Trim(l, string(boundary)) == "" }) {
+	// A lead must hold text, and a word boundary it starts with must come before an ASCII word character: read
+	// from the lead's start, the pattern sees no text before it, and \b there holds only before a word character
+	// (the trie's check of "\bтелефон" holds after a word character, where the read's \b would not).
+	unfit := func(l string) bool {
+		return strings.Trim(l, string(boundary)) == "" || l[0] == boundary && (len(l) < 2 || !isWordByte(l[1]))
+	}
+	if len(lead) == 0 || len(lead) > maxStarts || slices.ContainsFunc(lead, unfit) {
 		return
 	}
 	if !slices.Equal(lead, set(m.literals)) {
@@ -724,6 +730,9 @@ type memo struct {
 	left  []memoEntry[string]
 }
 
+// maxRemembered is the most entries a memo keeps of each kind.
+const maxRemembered = 64
+
 type memoEntry[T any] struct {
 	key   int
 	text  string
@@ -754,7 +763,9 @@ func recall[T any](entries *[]memoEntry[T], key int, text string, f func(string)
 		}
 	}
 	v := f(text)
-	*entries = append(*entries, memoEntry[T]{key, text, v})
+	if len(*entries) < maxRemembered { // each lookup reads the list: a note of many windows is not read squared
+		*entries = append(*entries, memoEntry[T]{key, text, v})
+	}
 	return v
 }
 

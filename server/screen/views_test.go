@@ -747,6 +747,11 @@ func TestAnchoredMatchers(t *testing.T) {
 		{`\bkill you\b`, true, true, 0, []string{" i will kill you ", " skill you ", " kill youth ", " kill you"}},
 		{`\b(?:kill|stab) (?:him|her)\b`, true, true, 0, []string{" stab her ", " kill him now ", " restab her ", " kill hers "}},
 		{`^kill you`, false, false, 0, []string{"kill you now", "i kill you"}},
+		// \b before a character that is no ASCII word character holds after a word character, which a read from
+		// the lead's start cannot see (a hostile review's finding).
+		{`\bтелефон`, false, false, 0, []string{"xтелефон", "телефон", " телефон", "1телефон: 12345678"}},
+		{`\b\.net\b`, false, false, 0, []string{"asp.net", ".net", " .net core"}},
+		{`\b-x`, true, false, 0, []string{" a-x ", " -x "}},
 		{`\Bkill\b`, false, false, 0, []string{"skill", "kill"}},
 		{`(?:\w+ ){0,3}kill you\b`, true, false, 0, []string{" they will kill you ", " kill you "}},
 	} {
@@ -814,5 +819,25 @@ func TestViewMemory(t *testing.T) {
 			t.Fatalf("%q: the readings written in kept memory differ", n.text)
 		}
 		mem.reset()
+	}
+}
+
+// A verdict does not depend on the notes screened before it: what outlives a note's screening (the memo of phone
+// numbers parsed) keeps copies, not the memory the next note's readings are written in. The sequence is a hostile
+// review's: the first note left a number in the memo, the next ones wrote over it.
+func TestVerdictsDoNotDependOnEarlierNotes(t *testing.T) {
+	p := New(nil, false, quiet())
+	notes := []struct{ text, want string }{
+		{strings.Repeat("z", 128) + "numbers: 000.555.2609 tonight", ""},
+		{"numbers: 000.555.2601, 000.555.2602, 000.555.2603, 000.555.2604, 000.555.2605, 000.555.2606, 000.555.2607, " +
+			"000.555.2608, and reach me at 415.555.2671 tonight", PersonalData},
+		{strings.Repeat("z", 124) + " reach me at 415.555.2671", PersonalData},
+	}
+	for round := range 3 {
+		for _, n := range notes {
+			if got := p.Local(n.text); got != n.want {
+				t.Errorf("round %d, %.60q: %q, want %q", round, n.text, got, n.want)
+			}
+		}
 	}
 }
