@@ -283,10 +283,25 @@ func featuresOf(v views, buf *featureBuf) []uint32 {
 	for _, w := range v.joined {
 		add('j', w)
 	}
+	// Character n-grams of three to five bytes, each hashed as add hashes it (its kind is its length), the three
+	// that start at a byte in one pass: the order they are listed in is sorted away below.
 	line := " " + strings.Join(v.leet, " ") + " "
-	for n := 3; n <= 5; n++ {
-		for i := 0; i+n <= len(line); i++ {
-			add(byte('0'+n), line[i:i+n])
+	const basis, prime = 2166136261, 16777619
+	gram := func(h uint32) uint32 { return h&(features-1) | h>>31<<featureBits }
+	seed := func(kind byte) uint32 { h := uint32(basis); return (h ^ uint32(kind)) * prime }
+	s3, s4, s5 := seed('3'), seed('4'), seed('5')
+	for i := 0; i+3 <= len(line); i++ {
+		h3, h4, h5 := s3, s4, s5
+		for _, c := range []byte(line[i : i+3]) {
+			h3, h4, h5 = (h3^uint32(c))*prime, (h4^uint32(c))*prime, (h5^uint32(c))*prime
+		}
+		fs = append(fs, gram(h3))
+		if i+4 <= len(line) {
+			h4, h5 = (h4^uint32(line[i+3]))*prime, (h5^uint32(line[i+3]))*prime
+			fs = append(fs, gram(h4))
+			if i+5 <= len(line) {
+				fs = append(fs, gram((h5^uint32(line[i+4]))*prime))
+			}
 		}
 	}
 	// Scripts written without spaces (Chinese, Japanese, Thai...) and other non-Latin text: characters and pairs.
