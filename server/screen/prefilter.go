@@ -849,18 +849,13 @@ func (ms *matcherSet) firstOf(readings ...string) int {
 		hits[r] = ms.hits(s)
 	}
 	next := make([]int, len(readings)) // per reading, its first hit not yet read
-	read := map[windowKey]bool{}       // the windows read and found not to match
+	var read memo                      // the windows read, with what they gave
 	try := func(i int, w string, anchored bool) bool {
-		k := windowKey{i, w, anchored}
-		if read[k] {
-			return false
-		}
 		m := ms.matchers[i]
-		if anchored && m.anchored.MatchString(w) || !anchored && m.re.MatchString(w) {
-			return true
+		if anchored {
+			return read.matches(2*i+1, w, m.anchored.MatchString)
 		}
-		read[k] = true
-		return false
+		return read.matches(2*i, w, m.re.MatchString)
 	}
 	for {
 		i := -1 // the first matcher with hits in a reading
@@ -896,12 +891,6 @@ func (ms *matcherSet) firstOf(readings ...string) int {
 			}
 		}
 	}
-}
-
-type windowKey struct {
-	matcher  int
-	text     string
-	anchored bool // read with the pattern anchored at the text's start
 }
 
 // hit is where a literal of a matcher starts in a text; at is -1 for a matcher without literals, which reads the
