@@ -195,32 +195,40 @@ var rawPatterns = map[Category][]string{
 // maskedSwear looks for where it can start.
 var masked = regexp.MustCompile(`\bf[^a-z\s]{1,3}c?k(?:ing|in|er|ed|s)?\b|\bfu[^a-z\s]{1,2}k(?:ing|in|er|ed|s)?\b|\bsh?[^a-z\s]{1,2}t(?:ty|s|ter|e|ting)?\b|\bb[^a-z\s]{1,2}tch(?:es|y|ing)?\b|\bc[^a-z\s]{1,2}nts?\b|\bmotherf[^a-z\s]{1,4}(?:er|ers|ing|a)\b`)
 
-// maskedSwear reports a match of masked in s (read in lower case): every match is a word that starts with b, c, f,
-// m or s and masks letters inside it (characters that are neither letters nor spaces, followed by a letter), which is
-// looked for before the expression: a comma after "stuff," masks nothing.
+// maskedSwear reports a match of masked in s (read in lower case): every match is a word whose first letters are
+// those of one of masked's words followed by a mask, which is looked for before the expression runs, and then only
+// over the bytes a match can reach: "bench-model" and "stuff," mask nothing.
 func maskedSwear(s string) bool {
 	space := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
-	letter := func(c byte) bool { return 'a' <= c && c <= 'z' }
+	// masked's [^a-z\s]: a symbol, digit, capital or any byte of a character that is not ASCII.
+	mask := func(i int) bool { return i < len(s) && !('a' <= s[i] && s[i] <= 'z') && !space(s[i]) }
 	for i := 0; i+1 < len(s); i++ {
-		if c := s[i]; c != 'f' && c != 's' && c != 'b' && c != 'c' && c != 'm' || i > 0 && wordByte(s[i-1]) {
+		if i > 0 && wordByte(s[i-1]) {
 			continue
 		}
-		for j := i + 1; j < len(s) && j < i+12 && !space(s[j]); j++ {
-			if letter(s[j]) {
-				continue
-			}
-			k := j
-			for k < len(s) && !letter(s[k]) && !space(s[k]) {
-				k++
-			}
-			if k < len(s) && letter(s[k]) {
-				return masked.MatchString(s)
-			}
-			break
+		// Where a match of masked can start: the first letters of one of its words, then a mask ("f*", "fu*",
+		// "s*", "sh*", "b*", "c*", "motherf*"); the expression reads from there, as far as a match reaches.
+		var can bool
+		switch s[i] {
+		case 'f':
+			can = mask(i+1) || s[i+1] == 'u' && mask(i+2)
+		case 's':
+			can = mask(i+1) || s[i+1] == 'h' && mask(i+2)
+		case 'b', 'c':
+			can = mask(i + 1)
+		case 'm':
+			can = strings.HasPrefix(s[i:], "motherf") && mask(i+7)
+		}
+		if can && masked.MatchString(s[i:min(len(s), i+maskedReach)]) {
+			return true
 		}
 	}
 	return false
 }
+
+// maskedReach is more than the longest match of masked, in bytes ("motherf" and four masks of four bytes, "ers"),
+// with the byte after it: a match found in that many bytes from a word's start is one in the whole text.
+const maskedReach = 32
 
 func wordByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"math/rand/v2"
 	"net/url"
 	"slices"
 	"strings"
@@ -839,5 +840,29 @@ func TestVerdictsDoNotDependOnEarlierNotes(t *testing.T) {
 				t.Errorf("round %d, %.60q: %q, want %q", round, n.text, got, n.want)
 			}
 		}
+	}
+}
+
+// maskedSwear finds what masked finds, on texts made of the pieces of its words, masks, spaces, capitals and
+// characters that are not ASCII, where its shortcut (where a match can start, how far it reaches) could go wrong.
+func TestMaskedSwearFindsWhatTheExpressionFinds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	alpha := []string{"f", "s", "b", "c", "m", "u", "h", "o", "t", "e", "r", "k", "n", "i", "g", "a", "*", "!", "@", "1", " ", "-", "é", "_", "Z", "\n", "motherf", "fu", "sh", ".", "ck", "tch", "nt"}
+	n := 0
+	for range 300000 {
+		var b strings.Builder
+		for range rng.IntN(14) + 1 {
+			b.WriteString(alpha[rng.IntN(len(alpha))])
+		}
+		s := b.String()
+		if maskedSwear(s) != masked.MatchString(s) {
+			t.Fatalf("%q: maskedSwear %v, masked %v", s, maskedSwear(s), masked.MatchString(s))
+		}
+		if masked.MatchString(s) {
+			n++
+		}
+	}
+	if n < 100 {
+		t.Fatalf("only %d texts matched: the comparison says little", n)
 	}
 }
