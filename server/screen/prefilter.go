@@ -6,6 +6,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -34,6 +35,18 @@ type matcher struct {
 	// read so).
 	anchored *regexp.Regexp
 	starts   []start // the literals matches start with, when they are not the matcher's literals
+	// unanchored compiles the pattern as written, for a matcher whose re is nil because it is anchored: only the
+	// texts with too many starts (hostile ones) read it, so it is compiled when one first does, and a set does not
+	// hold two programs of its thousand patterns (11 MB).
+	unanchored func() *regexp.Regexp
+}
+
+// regexp is the matcher's pattern as written.
+func (m matcher) regexp() *regexp.Regexp {
+	if m.re != nil {
+		return m.re
+	}
+	return m.unanchored()
 }
 
 // start is a literal that matches start with, with the word boundaries it starts and ends with (as in trieEnd).
@@ -91,6 +104,7 @@ func (m *matcher) anchor(pattern string, tree *syntax.Regexp) {
 		}
 	}
 	m.anchored = regexp.MustCompile(`^(?:` + pattern + `)`)
+	m.re, m.unanchored = nil, sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }
 
 // prefixes cuts literals to their first bytes, as many as leave at most n different ones, or returns nil.
@@ -712,10 +726,10 @@ func (ms *matcherSet) branchMatches(s string, hits literalHits, mm *memo) bool {
 		}
 		switch {
 		case !m.windowed() || h[0].at < 0 || len(s) <= 4*m.span:
-			if m.re.MatchString(s) {
+			if m.regexp().MatchString(s) {
 				return true
 			}
-		case windowsMatch(m, s, h, func(w string) bool { return mm.matches(2*h[0].matcher, w, m.re.MatchString) }):
+		case windowsMatch(m, s, h, func(w string) bool { return mm.matches(2*h[0].matcher, w, m.regexp().MatchString) }):
 			return true
 		}
 	}
@@ -855,7 +869,7 @@ func (ms *matcherSet) firstOf(readings ...string) int {
 		if anchored {
 			return read.matches(2*i+1, w, m.anchored.MatchString)
 		}
-		return read.matches(2*i, w, m.re.MatchString)
+		return read.matches(2*i, w, m.regexp().MatchString)
 	}
 	for {
 		i := -1 // the first matcher with hits in a reading
@@ -1019,7 +1033,7 @@ func (ms *matcherSet) firstUnfiltered(s string) int {
 func (ms *matcherSet) firstWhole(s string) int {
 	can := ms.candidates(s)
 	for i, m := range ms.matchers {
-		if can[i] && m.re.MatchString(s) {
+		if can[i] && m.regexp().MatchString(s) {
 			return ms.origin[i]
 		}
 	}
