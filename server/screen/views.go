@@ -401,6 +401,7 @@ func isLetterRune(r rune) bool {
 	return isLetterWide(r)
 }
 
+// isLetterWide is isLetterRune beyond ASCII.
 func isLetterWide(r rune) bool { return unicode.IsLetter(r) || unicode.In(r, unicode.Mn, unicode.Mc) }
 
 func isDigitRune(r rune) bool {
@@ -410,6 +411,9 @@ func isDigitRune(r rune) bool {
 	return isDigitWide(r)
 }
 
+// isDigitWide is isDigitRune beyond ASCII, kept out of line: inlined into it, it would keep isDigitRune from being
+// inlined into the tokenizers.
+//
 //go:noinline
 func isDigitWide(r rune) bool { return unicode.IsDigit(r) }
 
