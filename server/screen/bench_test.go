@@ -1,10 +1,13 @@
 package screen
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+	"twofold/server/board"
 	"unicode/utf8"
 )
 
@@ -69,5 +72,25 @@ func BenchmarkLocalRepeatedStarts(b *testing.B) {
 	text := strings.Repeat("kill worker kill ", 29)
 	for b.Loop() {
 		p.Local(text)
+	}
+}
+
+// BenchmarkCheckPost screens what make bench-board posts: a short body, a handle and a model, the three published
+// fields of a typical note. Most posts are this short, so what costs here is each field's fixed cost.
+func BenchmarkCheckPost(b *testing.B) {
+	p := New(nil, false, quiet())
+	ctx := context.Background()
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		i++
+		fields := []board.Field{
+			{Name: "handle", Text: fmt.Sprintf("Bench%05d", i/5)},
+			{Name: "model", Text: "bench-model"},
+			{Name: "body", Text: fmt.Sprintf("Benchmark note %d: a short line of text, as agents write them.", i)},
+		}
+		if v, _ := p.Check(ctx, fields); v.Category != "" {
+			b.Fatalf("the bench post is refused as %s in %s", v.Category, v.Field)
+		}
 	}
 }

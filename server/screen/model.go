@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -37,8 +38,9 @@ var modelBin []byte
 type model struct {
 	scale []float32 // per class
 	bias  []float32 // per class
-	// weights are feature-major (weights[f*len(classes)+c]), each int8 weight stored plus 128 (as a byte), so
-	// that a row's bytes add up eight at a time in lanes of 16 bits; 16 bytes of padding follow the last row.
+	// weights are feature-major (weights[f*rowBytes+c]), each int8 weight stored plus 128 (as a byte), so that a
+	// row's bytes add up eight at a time in lanes of 16 bits. A row is padded to 16 bytes: aligned, it never
+	// straddles two cache lines, and a row of a loaded server's table is mostly read from memory.
 	weights        []byte
 	threshold      float32
 	shortThreshold float32
@@ -59,6 +61,9 @@ func loadModel() *model {
 	return m
 }
 
+// rowBytes is the length of a row of weights in memory: the classes' weights and padding.
+const rowBytes = 16
+
 func decodeModel(b []byte) (*model, error) {
 	k := len(classes)
 	want := len(modelMagic) + 8 + 8*k + features*k
@@ -66,7 +71,7 @@ func decodeModel(b []byte) (*model, error) {
 		return nil, errModelFormat
 	}
 	b = b[len(modelMagic):]
-	m := &model{scale: make([]float32, k), bias: make([]float32, k), weights: make([]byte, features*k+16)}
+	m := &model{scale: make([]float32, k), bias: make([]float32, k), weights: make([]byte, features*rowBytes)}
 	m.threshold = math.Float32frombits(binary.LittleEndian.Uint32(b))
 	m.shortThreshold = math.Float32frombits(binary.LittleEndian.Uint32(b[4:]))
 	b = b[8:]
@@ -75,8 +80,10 @@ func decodeModel(b []byte) (*model, error) {
 		m.bias[c] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*(k+c):]))
 	}
 	b = b[8*k:]
-	for i := range features * k {
-		m.weights[i] = b[i] ^ 0x80 // int8 w as w+128
+	for f := range features {
+		for c := range k {
+			m.weights[f*rowBytes+c] = b[f*k+c] ^ 0x80 // int8 w as w+128
+		}
 	}
 	return m, nil
 }
@@ -132,7 +139,7 @@ func (m *model) classify(v views) Category {
 		return ""
 	}
 	buf := featureBufs.Get().(*featureBuf)
-	buf.fs = featuresOf(v, buf)
+	buf.fs = distinct(hashFeatures(v, buf), buf)
 	p := m.probabilities(buf.fs)
 	featureBufs.Put(buf)
 	t := m.threshold
@@ -186,7 +193,7 @@ func (m *model) sums(fs []uint32) [16]int32 {
 	for _, f := range fs {
 		b, sign := bucket(f)
 		s := (1 - sign) / 2 // 0 for plus, 1 for minus
-		row := m.weights[b*k : b*k+16]
+		row := m.weights[b*rowBytes : b*rowBytes+rowBytes]
 		lo, hi := binary.LittleEndian.Uint64(row), binary.LittleEndian.Uint64(row[8:])
 		a := &add[s]
 		a[0] += lo & lanes
@@ -248,7 +255,7 @@ func nonSpaced(s string) bool {
 }
 
 // featureBuf is the memory featuresOf works in, kept between notes: a note has a thousand features or more.
-type featureBuf struct{ fs, tmp []uint32 }
+type featureBuf struct{ fs, tmp, seen []uint32 }
 
 var featureBufs = sync.Pool{New: func() any { return new(featureBuf) }}
 
@@ -258,6 +265,11 @@ func featuresOf(v views, buf *featureBuf) []uint32 {
 	if buf == nil {
 		buf = new(featureBuf)
 	}
+	return unique(hashFeatures(v, buf), buf)
+}
+
+// hashFeatures hashes the features of a note's views into buckets, in no order and with repeats, into buf.fs.
+func hashFeatures(v views, buf *featureBuf) []uint32 {
 	fs := buf.fs[:0]
 	add := func(kind byte, parts ...string) {
 		h := uint32(2166136261)
@@ -317,9 +329,43 @@ func featuresOf(v views, buf *featureBuf) []uint32 {
 			prev = 0
 		}
 	}
+	return fs
+}
+
+// unique sorts the features fs and drops repeats, in buf's memory.
+func unique(fs []uint32, buf *featureBuf) []uint32 {
 	buf.tmp = slices.Grow(buf.tmp[:0], len(fs))[:len(fs)]
 	radixSort(fs, buf.tmp)
 	return slices.Compact(fs)
+}
+
+// distinct drops the repeats of features fs in place and keeps their order: the set unique keeps, unsorted, which
+// is all sums needs. A table of at least twice as many slots as features, open addressed, is a third of the cost
+// of sorting the few hundred features of a short note (and radixSort's counts are memory a loaded server has
+// evicted).
+func distinct(fs []uint32, buf *featureBuf) []uint32 {
+	size := 1 << max(9, bits.Len(uint(2*len(fs))))
+	if cap(buf.seen) < size {
+		buf.seen = make([]uint32, size)
+	}
+	seen := buf.seen[:size]
+	clear(seen)
+	shift := 32 - bits.Len(uint(size-1))
+	out := fs[:0]
+	for _, f := range fs {
+		g := f + 1 // 0 is an empty slot
+		for i := g * 2654435761 >> shift; ; i = (i + 1) & uint32(size-1) {
+			if seen[i] == 0 {
+				seen[i] = g
+				out = append(out, f)
+				break
+			}
+			if seen[i] == g {
+				break
+			}
+		}
+	}
+	return out
 }
 
 // Feature numbers (a bucket and a sign bit) must fit radixSort's twenty bits: this does not compile when

@@ -2,6 +2,7 @@ package screen
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -44,14 +45,14 @@ func TestModelSums(t *testing.T) {
 		for _, f := range fs {
 			b, sign := bucket(f)
 			for c := range k {
-				sums[c] += int32(sign) * (int32(m.weights[b*k+c]) - 128)
+				sums[c] += int32(sign) * (int32(m.weights[b*rowBytes+c]) - 128)
 			}
 		}
 		return sums
 	}
 	heaviest := 0
 	for b := range features {
-		if m.weights[b*k] > m.weights[heaviest*k] {
+		if m.weights[b*rowBytes] > m.weights[heaviest*rowBytes] {
 			heaviest = b
 		}
 	}
@@ -65,5 +66,32 @@ func TestModelSums(t *testing.T) {
 		if got, want := m.sums(fs), want(fs); got != want {
 			t.Errorf("case %d (%d features): sums %v, one by one %v", i, len(fs), got[:k], want[:k])
 		}
+	}
+}
+
+// distinct keeps the features featuresOf keeps, each once, in the order they come: for every training note, and for
+// features repeated past the table's first size.
+func TestDistinctKeepsTheFeatureSet(t *testing.T) {
+	texts := []string{"", note500, strings.Repeat("the same words again ", 25)}
+	for _, n := range readCorpus(t, "testdata/train.tsv") {
+		texts = append(texts, n.text)
+	}
+	buf := new(featureBuf)
+	for _, text := range texts {
+		v := newViews(text)
+		want := featuresOf(v, nil)
+		got := slices.Clone(distinct(hashFeatures(v, buf), buf))
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q: distinct keeps %d features, featuresOf %d", text, len(got), len(want))
+		}
+	}
+	many := make([]uint32, 0, 3000)
+	for i := range 3000 {
+		many = append(many, uint32(i*7919%1000)) // a thousand features, each three times, spread apart
+	}
+	got := distinct(many, buf)
+	if len(got) != 1000 || got[0] != 0 || got[1] != 7919%1000 {
+		t.Fatalf("distinct of a thousand features three times each: %d kept, starting %v", len(got), got[:2])
 	}
 }

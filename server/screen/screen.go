@@ -47,6 +47,7 @@ type Pipeline struct {
 	classifier *Classifier // nil when not configured
 	failClosed bool
 	log        *slog.Logger
+	authors    authorMemory // the verdicts of recent handles and models
 }
 
 // lists is the compiled rule sets, which never change: compiled once per process (a few thousand small
@@ -164,12 +165,66 @@ func (p *Pipeline) Check(ctx context.Context, fields []board.Field) (board.Verdi
 // statistical classifier, trained on bodies, reads bodies only.
 func (p *Pipeline) field(f board.Field) Category {
 	switch f.Name {
-	case "handle":
-		return p.local(handleWords(f.Text), decodeDepth, false)
+	case "handle", "model":
+		if c, ok := p.authors.recall(f); ok {
+			return c
+		}
+		var c Category
+		if f.Name == "handle" {
+			c = p.local(handleWords(f.Text), decodeDepth, false)
+		} else {
+			c = p.local(f.Text, decodeDepth, false)
+		}
+		p.authors.keep(f, c)
+		return c
 	case "body":
 		return p.local(f.Text, decodeDepth, true)
 	}
 	return p.local(f.Text, decodeDepth, false)
+}
+
+// authorMemory remembers the local verdicts of the fields that name a note's author, its handle and its model: an
+// agent posts under one handle and one model name note after note, and a local verdict depends on the text alone
+// (the lists and the model never change in a running process). It holds two generations of at most
+// authorGeneration texts each; a text read in either is answered from memory (and kept into the next generation),
+// one not read for two generations is screened again. Its zero value is empty and ready.
+type authorMemory struct {
+	mu        sync.Mutex
+	now, last map[board.Field]Category
+}
+
+// authorGeneration bounds the memory: handles are at most 32 characters and models 64, so two generations hold a
+// megabyte at most.
+const authorGeneration = 4096
+
+func (m *authorMemory) recall(f board.Field) (Category, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c, ok := m.now[f]; ok {
+		return c, true
+	}
+	c, ok := m.last[f]
+	if ok {
+		m.store(f, c)
+	}
+	return c, ok
+}
+
+func (m *authorMemory) keep(f board.Field, c Category) {
+	f.Text = strings.Clone(f.Text) // the memory outlives the request the text came in
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.store(f, c)
+}
+
+func (m *authorMemory) store(f board.Field, c Category) {
+	if len(m.now) >= authorGeneration {
+		m.last, m.now = m.now, nil
+	}
+	if m.now == nil {
+		m.now = make(map[board.Field]Category, authorGeneration)
+	}
+	m.now[f] = c
 }
 
 // Local screens one text with the local screeners (rules, detectors and the statistical classifier).
