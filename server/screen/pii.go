@@ -40,6 +40,9 @@ var (
 // labelledWords finds, in one pass, whether any label of a personal detail is in a text at all.
 var labelledWords = newMatcherSet([]string{labelled.String()}, false)
 
+// The detectors' expressions that start with one of a few words or with a digit, read from where those are.
+var labelledScan, streetScan = newLeadScan(labelled), newLeadScan(streetRE)
+
 // cueWords returns the words of t (as tokens reads them) that the detectors look for first: "at" and "dot" in their
 // languages, and the street types. It writes no word out.
 func cueWords(t string) map[string]bool {
@@ -217,20 +220,21 @@ func personalData(v views) bool {
 		return true
 	}
 	if labelledWords.mayMatch(t)[0] {
-		for _, m := range labelled.FindAllStringSubmatch(t, -1) {
-			if serviceLine.MatchString(m[0][:len(m[0])-len(m[1])]) {
+		for _, at := range labelledScan.FindAllStringSubmatchIndex(t) {
+			whole, value := t[at[0]:at[1]], t[at[2]:at[3]] // the value's group is no option: it is always found
+			if serviceLine.MatchString(whole[:len(whole)-len(value)]) {
 				continue // "Telefonseelsorge: 0800 111 0 111": the label says it is a helpline
 			}
 			// "pin: 13", "cell: B12", "address: 10.0.0.5", "mobile: 375px" label no one's detail: a person's has
 			// four digits or more, and is no address of a machine or a size.
-			if !placeholder.MatchString(m[1]) && len(digits(m[1])) >= 4 && !machineValue.MatchString(m[1]) || len(m[1]) >= 8 && strings.Contains(m[0], "pass") {
+			if !placeholder.MatchString(value) && len(digits(value)) >= 4 && !machineValue.MatchString(value) || len(value) >= 8 && strings.Contains(whole, "pass") {
 				return true
 			}
 		}
 	}
 	if digitCount > 0 && streetNamed(t, words) {
-		for _, re := range []*regexp.Regexp{streetRE, streetPre} {
-			for _, loc := range re.FindAllStringIndex(t, -1) {
+		for _, find := range []func(string) [][]int{streetScan.FindAllStringSubmatchIndex, func(t string) [][]int { return streetPre.FindAllStringIndex(t, -1) }} {
+			for _, loc := range find(t) {
 				// "123 Example Street", "123 Main St, Anytown": the addresses of documentation and test data.
 				// "2 features to drive adoption", "3 tests, please close": a street's name holds no such words.
 				if !placeholder.MatchString(t[loc[0]:min(len(t), loc[1]+12)]) && !notAStreetName(t[loc[0]:loc[1]]) &&

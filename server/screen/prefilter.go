@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -1208,4 +1209,174 @@ func minLen(s []string) int {
 		}
 	}
 	return m
+}
+
+// leadScan finds the matches of a detector's expression by running it only from where they can start: at the bytes
+// a match can begin with and, when the expression starts with a word boundary (\b), only after one. Go's regexp
+// tries every position of a text with an expression that starts with an alternation of words. It finds what
+// FindAllStringSubmatchIndex of the expression finds, in the same order; an expression whose starts it cannot tell
+// (one that may match the empty text, or starts with any character) is run as it is.
+type leadScan struct {
+	re       *regexp.Regexp
+	anchored *regexp.Regexp // ^(?:the expression without its leading \b); nil: run re
+	bounded  bool           // the expression starts with \b
+	lead     [256]bool      // the bytes a match can start with
+}
+
+func newLeadScan(re *regexp.Regexp) *leadScan {
+	l := &leadScan{re: re}
+	pattern := re.String()
+	tree := mustParse(pattern)
+	rest := tree
+	if tree.Op == syntax.OpConcat && len(tree.Sub) > 1 && tree.Sub[0].Op == syntax.OpWordBoundary && strings.HasPrefix(pattern, `\b`) {
+		l.bounded, pattern = true, pattern[2:]
+		rest = &syntax.Regexp{Op: syntax.OpConcat, Sub: tree.Sub[1:], Flags: tree.Flags}
+	}
+	if readsBefore(rest) || assertsFirst(rest) || canBeEmpty(rest) || !leadBytes(rest, &l.lead) {
+		return l
+	}
+	l.anchored = regexp.MustCompile(`^(?:` + pattern + `)`)
+	return l
+}
+
+// assertsFirst reports a word boundary that an expression may test before it reads a character: read from inside a
+// text, it would not see the character before.
+func assertsFirst(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpWordBoundary:
+		return true
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			if assertsFirst(sub) {
+				return true
+			}
+			if !canBeEmpty(sub) {
+				return false
+			}
+		}
+		return false
+	case syntax.OpAlternate:
+		return slices.ContainsFunc(re.Sub, assertsFirst)
+	case syntax.OpCapture, syntax.OpPlus, syntax.OpStar, syntax.OpQuest, syntax.OpRepeat:
+		return assertsFirst(re.Sub[0])
+	}
+	return false
+}
+
+// canBeEmpty reports an expression that matches the empty text.
+func canBeEmpty(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpLiteral, syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return len(re.Rune) == 0 && re.Op == syntax.OpLiteral
+	case syntax.OpStar, syntax.OpQuest:
+		return true
+	case syntax.OpRepeat:
+		return re.Min == 0 || canBeEmpty(re.Sub[0])
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			if !canBeEmpty(sub) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpAlternate:
+		return slices.ContainsFunc(re.Sub, canBeEmpty)
+	case syntax.OpPlus, syntax.OpCapture:
+		return canBeEmpty(re.Sub[0])
+	}
+	return true // empty-width assertions and the empty match
+}
+
+// leadBytes adds the bytes a match of re can start with to set, and those a match can start with after it when it
+// may be empty (the caller reads on); false when it cannot tell, or any byte can start one.
+func leadBytes(re *syntax.Regexp, set *[256]bool) bool {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if len(re.Rune) > 0 {
+			addLead(re.Rune[0], re.Rune[0], re.Flags&syntax.FoldCase != 0, set)
+		}
+		return true
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			addLead(re.Rune[i], re.Rune[i+1], false, set)
+		}
+		return true
+	case syntax.OpCapture, syntax.OpPlus, syntax.OpStar, syntax.OpQuest, syntax.OpRepeat:
+		return leadBytes(re.Sub[0], set)
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			if !leadBytes(sub, set) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			if !leadBytes(sub, set) {
+				return false
+			}
+			if !canBeEmpty(sub) {
+				break
+			}
+		}
+		return true
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true // they read no character
+	}
+	return false // any character
+}
+
+// addLead adds the first bytes of the UTF-8 encodings of the runes lo to hi (and of their other cases, when fold).
+func addLead(lo, hi rune, fold bool, set *[256]bool) {
+	for r := lo; r <= hi; r++ {
+		if r >= utf8.RuneSelf { // the lead bytes of the rest of the range, in order
+			first := utf8.AppendRune(nil, r)[0]
+			last := utf8.AppendRune(nil, min(hi, unicode.MaxRune))[0]
+			for b := int(first); b <= int(last); b++ {
+				set[b] = true
+			}
+			if fold { // the other cases of a letter outside ASCII may be anywhere: every lead byte
+				for b := 0xC0; b < 0x100; b++ {
+					set[b] = true
+				}
+			}
+			return
+		}
+		set[r] = true
+		if fold {
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				if f < utf8.RuneSelf {
+					set[f] = true
+				} else {
+					set[utf8.AppendRune(nil, f)[0]] = true
+				}
+			}
+		}
+	}
+}
+
+// FindAllStringSubmatchIndex is the expression's FindAllStringSubmatchIndex(s, -1).
+func (l *leadScan) FindAllStringSubmatchIndex(s string) [][]int {
+	if l.anchored == nil {
+		return l.re.FindAllStringSubmatchIndex(s, -1)
+	}
+	var out [][]int
+	for i := 0; i < len(s); i++ {
+		if !l.lead[s[i]] || l.bounded && isWordByte(s[i]) == (i > 0 && isWordByte(s[i-1])) {
+			continue
+		}
+		m := l.anchored.FindStringSubmatchIndex(s[i:])
+		if m == nil {
+			continue
+		}
+		for k := range m {
+			if m[k] >= 0 {
+				m[k] += i
+			}
+		}
+		out = append(out, m)
+		i = m[1] - 1 // the next match starts where this one ends, or after
+	}
+	return out
 }

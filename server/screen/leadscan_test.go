@@ -1,0 +1,55 @@
+package screen
+
+import (
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"testing"
+)
+
+// leadScan finds what the expression's FindAllStringSubmatchIndex finds, the same matches in the same order: for
+// the detectors' expressions on every corpus note and on texts built of their words, and for expressions of other
+// shapes (which it may only run as they are).
+func TestLeadScanFindsWhatTheExpressionFinds(t *testing.T) {
+	exprs := []*regexp.Regexp{labelled, streetRE,
+		regexp.MustCompile(`\b(?:ab|cd)\s*(\d+)`), regexp.MustCompile(`(?i)\bstraße\s\d`), regexp.MustCompile(`\bab|cd\d`),
+		regexp.MustCompile(`x*\d`), regexp.MustCompile(`^\d+`), regexp.MustCompile(`\Bb\d`), regexp.MustCompile(`(?m)^ab`),
+		regexp.MustCompile(`\b\b\d`), regexp.MustCompile(`\bтелефон:\s?\d+`), regexp.MustCompile(`(?:\d|ab)\b\s?cd`),
+		regexp.MustCompile(`[^a]b`), regexp.MustCompile(`\b[α-ω]+\d`), regexp.MustCompile(`(?i)\bÉtat \d`)}
+	var texts []string
+	for _, file := range []string{"testdata/train.tsv", "testdata/heldout.tsv"} {
+		for _, n := range readCorpus(t, file) {
+			texts = append(texts, n.text, newViews(n.text).plain)
+		}
+	}
+	parts := []string{"phone", "address", "home address", "is", ":", "=", " ", "  ", "1234", "56", "x", "_", "ab", "cd",
+		"телефон", "xтелефон", "pin", "password", "hunter22", "12 main street", "4b", "straße", "STRASSE", "ß", "état",
+		"ÉTAT", "αβγ", "7", "\n", ",", "sin", "passport no.", "#", "マイナンバー", "は", "street", "st"}
+	r := rand.New(rand.NewPCG(7, 11))
+	for range 40000 {
+		var b []byte
+		for range 1 + r.IntN(12) {
+			b = append(b, parts[r.IntN(len(parts))]...)
+		}
+		texts = append(texts, string(b))
+	}
+	fast := 0
+	for _, re := range exprs {
+		l := newLeadScan(re)
+		if l.anchored != nil {
+			fast++
+		}
+		for _, text := range texts {
+			want := re.FindAllStringSubmatchIndex(text, -1)
+			if got := l.FindAllStringSubmatchIndex(text); !slices.EqualFunc(got, want, slices.Equal[[]int]) {
+				t.Fatalf("%s on %q: %v, the expression finds %v", re, text, got, want)
+			}
+		}
+	}
+	if fast < 7 {
+		t.Errorf("only %d of %d expressions are read from their starts", fast, len(exprs))
+	}
+	if newLeadScan(labelled).anchored == nil || newLeadScan(streetRE).anchored == nil {
+		t.Error("the detectors' expressions are run whole")
+	}
+}
