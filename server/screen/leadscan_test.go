@@ -24,7 +24,7 @@ func TestLeadScanFindsWhatTheExpressionFinds(t *testing.T) {
 	}
 	parts := []string{"phone", "address", "home address", "is", ":", "=", " ", "  ", "1234", "56", "x", "_", "ab", "cd",
 		"телефон", "xтелефон", "pin", "password", "hunter22", "12 main street", "4b", "straße", "STRASSE", "ß", "état",
-		"ÉTAT", "αβγ", "7", "\n", ",", "sin", "passport no.", "#", "マイナンバー", "は", "street", "st"}
+		"ÉTAT", "αβγ", "7", "\n", ",", "sin", "passport no.", "#", "マイナンバー", "は", "street", "st", "\xff", "\x80", "\xe3\x81", "b"}
 	r := rand.New(rand.NewPCG(7, 11))
 	for range 40000 {
 		var b []byte

@@ -1328,7 +1328,14 @@ func leadBytes(re *syntax.Regexp, set *[256]bool) bool {
 }
 
 // addLead adds the first bytes of the UTF-8 encodings of the runes lo to hi (and of their other cases, when fold).
+// The regexp reads each byte of a text that is not UTF-8 as U+FFFD: a range that holds it may start at any byte
+// past ASCII.
 func addLead(lo, hi rune, fold bool, set *[256]bool) {
+	if lo <= utf8.RuneError && utf8.RuneError <= hi {
+		for b := 0x80; b < 0x100; b++ {
+			set[b] = true
+		}
+	}
 	for r := lo; r <= hi; r++ {
 		if r >= utf8.RuneSelf { // the lead bytes of the rest of the range, in order
 			first := utf8.AppendRune(nil, r)[0]

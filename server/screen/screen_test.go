@@ -143,6 +143,9 @@ func TestCorpus(t *testing.T) {
 	tr, ho := measure(p, trainNotes), measure(p, heldout)
 	t.Logf("train:   %v", tr)
 	t.Logf("heldout: %v", ho)
+	// A smaller blind probe written later, by a helper that saw the brief alone: reported, not asserted (it is
+	// too small for the targets' precision), as a second look at notes never tuned on.
+	t.Logf("probe:   %v", measure(p, readCorpus(t, "testdata/probe.tsv")))
 	// The held-out misses are not printed: a rule changed because of one must move that note to train.tsv
 	// and have a helper who never saw the screen write a new one for heldout.tsv.
 	// The targets of issue 11 are 97% recall, at most 1% false rejections and 90% recall in every category, on
