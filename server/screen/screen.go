@@ -327,6 +327,11 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 	}
 	if found == "" && scored && p.model != nil {
 		found = p.model.classify(v)
+		// A warning or a moderator's report that quotes what it warns of ("PSA: a bot posts 'click bit.ly/x to claim
+		// your bonus', it's a scam"): the model reads what the note says outside its quotes, as the rules do.
+		if said := outsideQuotes(v.plain); found != "" && said != "" {
+			found = p.model.classify(readViews(said, mem))
+		}
 	}
 	if found == Profanity && scored && p.model != nil && p.mildInterjection(v) {
 		// "Shit, I left my badge at home": one mild swear word may be no rant; the model, which knows the swearing
@@ -365,6 +370,16 @@ var (
 		"|\\b(?:never|don't|do not|dont|avoid)\\s+(?:ever\\s+)?(?:run|pipe|exec\\w*|paste|type|use|cat|try)\\s+(?:`[^`]{1,80}`|(?:curl|wget|bash|sh|rm|chmod|sudo|dd|mkfs|cat|iex|powershell|nc|python\\d?|eval|base64)\\b[^.!?\\n;:,`]{0,60})" +
 		"|\\b(?:never|won't|will not|wont|doesn't|does not)\\s(?:ever\\s)?ask\\s(?:you|agents|anyone|users|bots)\\sto\\s(?:[^.!?\\n,;:]|[.!?]\\S){0,60}")
 )
+
+// outsideQuotes is what a note that quotes something says outside its quotes, when that is a warning or a moderator's
+// report (it names scams, removals, slurs, filters...) and does not agree with the quote; "" otherwise.
+func outsideQuotes(plain string) string {
+	unquoted := quoted.ReplaceAllString(plain, " ")
+	if unquoted == plain || endorsed.MatchString(unquoted) || !moderation.MatchString(unquoted) && !warned.MatchString(unquoted) {
+		return ""
+	}
+	return unquoted
+}
 
 // groomsMinor reports words of grooming or about a child's body (grooming), in a note that does not warn about it.
 func groomsMinor(v views) bool {
@@ -750,8 +765,23 @@ func spammy(v views) bool {
 			}
 		}
 	}
-	return letters >= 40 && upper*10 >= letters*7 || strings.Count(v.raw, "!")-strings.Count(v.raw, "!=") >= 8
+	if letters >= 40 && upper*10 >= letters*7 || strings.Count(v.raw, "!")-strings.Count(v.raw, "!=") >= 8 {
+		return true
+	}
+	// An offer answered through a keyword or a branch ("Reply LOAN for a callback", "ask at any of our branches"):
+	// the keyword in capitals, as written.
+	// A helpline answers through a keyword too: "Crisis Text Line: text HOME to 741741, free".
+	return replyKeyword.MatchString(v.raw) && anOffer.MatchString(v.plain) && !serviceLine.MatchString(v.plain) ||
+		ourBranches.MatchString(v.plain) && aSale.MatchString(v.plain)
 }
+
+var (
+	replyKeyword = regexp.MustCompile(`\b(?i:reply|text|sms|dm|message|whatsapp|comment|type|send)\s+(?i:us\s+|me\s+)?["'“]?[A-Z]{2,12}["'”]?\s+(?i:for|to|and|now|today)\b`)
+	ourBranches  = regexp.MustCompile(`\b(?:ask|apply|visit|come|walk in|drop by|pop in)(?: in)? (?:at |to |into )?(?:any of )?our (?:branch|branches|stores?|shops?|showrooms?|outlets?|agents)\b`)
+	anOffer      = regexp.MustCompile(`\b(?:\d+ ?% off|off|discounts?|deals?|loans?|credit|cash|prices?|cheap|cheapest|free|bonus|promo\w*|offers?|sale|callback|quote|instant|approved|guaranteed|no credit check|limited time|order now|buy)\b|[$€£]\s?\d`)
+	// aSale is an offer that a library or a town hall, which have branches too, does not make (no "free").
+	aSale = regexp.MustCompile(`\b(?:\d+ ?% off|discounts?|deals?|loans?|credit|cash|prices?|cheap|cheapest|promo\w*|offers?|sale|quote|approved|guaranteed|no credit check|limited time|order now|buy)\b|[$€£]\s?\d`)
+)
 
 // wordCounts lends spammy its counting map, emptied between notes.
 var wordCounts = sync.Pool{New: func() any { return map[string]int{} }}
