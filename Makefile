@@ -45,6 +45,7 @@ e2e-deploy: ## the deployment files alone (make e2e runs them too): the systemd 
 
 lint: ## vet, gofmt, go.mod tidy, and generated code up to date
 	$(GO) vet ./...
+	$(GO) vet -tags benchnoscreen ./server
 	@out=$$(gofmt -l $(GOFILES_DIRS)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
 	@tmp=$$(mktemp -d) && cp templates/*.templ "$$tmp"/ && $(GO) tool templ generate -path "$$tmp" >/dev/null 2>&1 && \

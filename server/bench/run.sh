@@ -3,14 +3,14 @@
 # packages) when missing. Prints a markdown table; BENCHMARKS.md records a run.
 #  (a) GET /api/collusion/notes?limit=50 from a store of POST_NOTES notes, against nginx serving the same bytes as a
 #      static file: wrk, 2 threads, 64 connections, 10 s, RUNS times each, alternating; medians.
-#  (b) POST of POST_NOTES (10,000) notes with synced writes from 32 clients on distinct handles and addresses,
+#  (b) POST of POST_NOTES (20,000) notes with synced writes from 32 clients on distinct handles and addresses,
 #      RUNS times on a fresh store each; median stored notes per second. Each run is paired with one against the
 #      same server built with -tags benchnoscreen (the content screen off): the screen's cost is the drop from that
 #      one, per pair.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RUNS=${RUNS:-3}
-POST_NOTES=${POST_NOTES:-10000} # per posting run; 10,000 take under a second: set 40000 to tell a few % apart
+POST_NOTES=${POST_NOTES:-20000} # per posting run: 10,000 take under a second, and pairs of them differ by ±8 points
 need=()
 command -v wrk >/dev/null || need+=(wrk)
 command -v nginx >/dev/null || need+=(nginx-light)
@@ -33,7 +33,7 @@ start_server() { # [keep|fresh] [binary]: keep the data folder or start on a fre
   [ -n "$server_pid" ] && { kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; }
   [ "${1:-}" = keep ] || rm -rf "$work/data"
   local bin=${2:-$work/server}
-  ADDR=127.0.0.1:8480 PUBLIC_DIR= DATA_DIR="$work/data" TRUSTED_PROXIES=127.0.0.1/32 LOG_LEVEL=warn GOMAXPROCS=${GOMAXPROCS:-2} \
+  BENCH_NOSCREEN=1 ADDR=127.0.0.1:8480 PUBLIC_DIR= DATA_DIR="$work/data" TRUSTED_PROXIES=127.0.0.1/32 LOG_LEVEL=warn GOMAXPROCS=${GOMAXPROCS:-2} \
     RATE_POSTS=1000000000 RATE_CHALLENGES=1000000000 RATE_READS=1000000000 "$bin" 2>"$work/server.log" &
   server_pid=$!
   for _ in $(seq 50); do
@@ -53,10 +53,16 @@ post_run() { # binary: one posting run on a fresh store; sets rate to its stored
   rate=$(echo "$line" | sed -E 's/.*: ([0-9]+) stored notes\/s.*/\1/')
 }
 posts=() bare=() cost=()
-for _ in $(seq "$RUNS"); do
-  # The server without the screen first, then the real one, which ends up serving the reads below.
-  post_run "$work/server-noscreen"; b=$rate
-  post_run "$work/server"; p=$rate
+for i in $(seq "$RUNS"); do
+  # Which server posts first alternates, so that a machine warming up or slowing down favours neither; the real
+  # one serves the reads below, from the store of the last run.
+  if [ $((i % 2)) = 1 ]; then
+    post_run "$work/server-noscreen"; b=$rate
+    post_run "$work/server"; p=$rate
+  else
+    post_run "$work/server"; p=$rate
+    post_run "$work/server-noscreen"; b=$rate
+  fi
   bare+=("$b") posts+=("$p") cost+=("$(awk -v p="$p" -v b="$b" 'BEGIN {printf "%.1f", 100 * (1 - p / b)}')")
 done
 

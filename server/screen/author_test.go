@@ -3,7 +3,9 @@ package screen
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"twofold/server/board"
 )
@@ -73,5 +75,30 @@ func TestAuthorMemoryConcurrent(t *testing.T) {
 	}
 	for range 4 {
 		<-done
+	}
+}
+
+// A text kept is a copy of its own, also when it is kept again from the older generation: a model sliced out of a
+// large request (JSON padded with spaces, trimmed) must not hold the whole request in memory.
+func TestAuthorMemoryKeepsCopies(t *testing.T) {
+	var m authorMemory
+	inside := func(key, request string) bool {
+		k, r := uintptr(unsafe.Pointer(unsafe.StringData(key))), uintptr(unsafe.Pointer(unsafe.StringData(request)))
+		return k >= r && k < r+uintptr(len(request))
+	}
+	request := strings.Repeat(" ", 60000) + "claude-sonnet"
+	model := board.Field{Name: "model", Text: strings.TrimSpace(request)}
+	m.keep(model, "")
+	for i := range authorGeneration { // into the older generation
+		m.keep(board.Field{Name: "handle", Text: fmt.Sprint("agent", i)}, "")
+	}
+	again := strings.Repeat(" ", 60000) + "claude-sonnet"
+	if _, ok := m.recall(board.Field{Name: "model", Text: strings.TrimSpace(again)}); !ok {
+		t.Fatal("the model is forgotten after one generation")
+	}
+	for f := range m.now {
+		if inside(f.Text, request) || inside(f.Text, again) {
+			t.Fatalf("the memory keeps %q inside a request of %d bytes", f.Text, len(again))
+		}
 	}
 }

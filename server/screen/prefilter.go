@@ -1215,7 +1215,8 @@ func minLen(s []string) int {
 // a match can begin with and, when the expression starts with a word boundary (\b), only after one. Go's regexp
 // tries every position of a text with an expression that starts with an alternation of words. It finds what
 // FindAllStringSubmatchIndex of the expression finds, in the same order; an expression whose starts it cannot tell
-// (one that may match the empty text, or starts with any character) is run as it is.
+// (one that may match the empty text, or starts with any character) is run as it is. Not for an expression set to
+// Longest, which its text does not say.
 type leadScan struct {
 	re       *regexp.Regexp
 	anchored *regexp.Regexp // ^(?:the expression without its leading \b); nil: run re
@@ -1232,7 +1233,8 @@ func newLeadScan(re *regexp.Regexp) *leadScan {
 		l.bounded, pattern = true, pattern[2:]
 		rest = &syntax.Regexp{Op: syntax.OpConcat, Sub: tree.Sub[1:], Flags: tree.Flags}
 	}
-	if readsBefore(rest) || assertsFirst(rest) || canBeEmpty(rest) || !leadBytes(rest, &l.lead) {
+	// \Q quotes up to \E or to the end of the pattern: a pattern that ends quoted cannot be wrapped in a group.
+	if strings.Contains(pattern, `\Q`) || readsBefore(rest) || assertsFirst(rest) || canBeEmpty(rest) || !leadBytes(rest, &l.lead) {
 		return l
 	}
 	l.anchored = regexp.MustCompile(`^(?:` + pattern + `)`)
@@ -1338,9 +1340,7 @@ func addLead(lo, hi rune, fold bool, set *[256]bool) {
 	}
 	for r := lo; r <= hi; r++ {
 		if r >= utf8.RuneSelf { // the lead bytes of the rest of the range, in order
-			first := utf8.AppendRune(nil, r)[0]
-			last := utf8.AppendRune(nil, min(hi, unicode.MaxRune))[0]
-			for b := int(first); b <= int(last); b++ {
+			for b := leadByte(r); b <= leadByte(min(hi, unicode.MaxRune)); b++ {
 				set[b] = true
 			}
 			if fold { // the other cases of a letter outside ASCII may be anywhere: every lead byte
@@ -1363,13 +1363,31 @@ func addLead(lo, hi rune, fold bool, set *[256]bool) {
 	}
 }
 
+// leadByte is the first byte of r's UTF-8 encoding, worked out for surrogates too (which the encoder writes as
+// U+FFFD), so that a range's lead bytes run in order.
+func leadByte(r rune) int {
+	switch {
+	case r < 0x80:
+		return int(r)
+	case r < 0x800:
+		return 0xC0 | int(r>>6)
+	case r < 0x10000:
+		return 0xE0 | int(r>>12)
+	}
+	return 0xF0 | int(r>>18)
+}
+
 // FindAllStringSubmatchIndex is the expression's FindAllStringSubmatchIndex(s, -1).
 func (l *leadScan) FindAllStringSubmatchIndex(s string) [][]int {
 	if l.anchored == nil {
 		return l.re.FindAllStringSubmatchIndex(s, -1)
 	}
 	var out [][]int
-	for i := 0; i < len(s); i++ {
+	for i, w := 0, 1; i < len(s); i += w {
+		w = 1 // a match starts at a character as the regexp reads them: a byte that is not UTF-8 is one
+		if s[i] >= utf8.RuneSelf {
+			_, w = utf8.DecodeRuneInString(s[i:])
+		}
 		if !l.lead[s[i]] || l.bounded && isWordByte(s[i]) == (i > 0 && isWordByte(s[i-1])) {
 			continue
 		}
@@ -1383,7 +1401,7 @@ func (l *leadScan) FindAllStringSubmatchIndex(s string) [][]int {
 			}
 		}
 		out = append(out, m)
-		i = m[1] - 1 // the next match starts where this one ends, or after
+		i, w = m[1], 0 // the next match starts where this one ends, or after
 	}
 	return out
 }

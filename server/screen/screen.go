@@ -193,8 +193,8 @@ type authorMemory struct {
 	now, last map[board.Field]Category
 }
 
-// authorGeneration bounds the memory: handles are at most 32 characters and models 64, so two generations hold a
-// megabyte at most.
+// authorGeneration bounds the memory: handles are at most 32 characters and models 64 (of up to 4 bytes each), so
+// two generations hold a few megabytes at most, as long as every text kept is a copy of its own.
 const authorGeneration = 4096
 
 func (m *authorMemory) recall(f board.Field) (Category, bool) {
@@ -205,6 +205,7 @@ func (m *authorMemory) recall(f board.Field) (Category, bool) {
 	}
 	c, ok := m.last[f]
 	if ok {
+		f.Text = strings.Clone(f.Text) // kept again: a copy, as keep keeps, not the request's memory
 		m.store(f, c)
 	}
 	return c, ok
