@@ -330,8 +330,10 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 		found = p.model.classify(v)
 		// A warning or a moderator's report that quotes what it warns of ("PSA: a bot posts 'click bit.ly/x to claim
 		// your bonus', it's a scam"): the model reads what the note says outside its quotes, as the rules do.
-		if said := outsideQuotes(v.plain); found != "" && said != "" {
-			found = p.model.classify(readViews(said, mem))
+		if found != "" {
+			if said := outsideQuotes(v.plain); said != "" {
+				found = p.model.classify(readViews(said, mem))
+			}
 		}
 	}
 	if found == Profanity && scored && p.model != nil && p.mildInterjection(v) {
@@ -772,8 +774,21 @@ func spammy(v views) bool {
 	// An offer answered through a keyword or a branch ("Reply LOAN for a callback", "ask at any of our branches"):
 	// the keyword in capitals, as written.
 	// A helpline answers through a keyword too: "Crisis Text Line: text HOME to 741741, free".
-	return replyKeyword.MatchString(v.raw) && anOffer.MatchString(v.plain) && !serviceLine.MatchString(v.plain) ||
-		ourBranches.MatchString(v.plain) && aSale.MatchString(v.plain)
+	// The expressions run only where their words are: most notes have neither.
+	keyword := upperPair(v.raw) && containsAny(v.plain, "reply", "text", "sms", "dm", "message", "whatsapp", "comment", "type", "send")
+	branch := strings.Contains(v.plain, "our ") && containsAny(v.plain, "branch", "store", "shop", "showroom", "outlet", "agents")
+	return keyword && replyKeyword.MatchString(v.raw) && anOffer.MatchString(v.plain) && !serviceLine.MatchString(v.plain) ||
+		branch && ourBranches.MatchString(v.plain) && aSale.MatchString(v.plain)
+}
+
+// upperPair reports two ASCII capitals in a row.
+func upperPair(s string) bool {
+	for i := 1; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' && 'A' <= s[i-1] && s[i-1] <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 var (
