@@ -771,10 +771,9 @@ func spammy(v views) bool {
 	if letters >= 40 && upper*10 >= letters*7 || strings.Count(v.raw, "!")-strings.Count(v.raw, "!=") >= 8 {
 		return true
 	}
-	// An offer answered through a keyword or a branch ("Reply LOAN for a callback", "ask at any of our branches"):
-	// the keyword in capitals, as written.
-	// A helpline answers through a keyword too: "Crisis Text Line: text HOME to 741741, free".
-	// The expressions run only where their words are: most notes have neither.
+	// An offer answered through a keyword in capitals, as written ("Reply LOAN for a callback"), but not a helpline's
+	// ("Crisis Text Line: text HOME to 741741, free"), or at a branch ("ask at any of our branches"). The expressions
+	// run only where their words are: most notes have neither.
 	keyword := upperPair(v.raw) && containsAny(v.plain, "reply", "text", "sms", "dm", "message", "whatsapp", "comment", "type", "send")
 	branch := strings.Contains(v.plain, "our ") && containsAny(v.plain, "branch", "store", "shop", "showroom", "outlet", "agents")
 	return keyword && replyKeyword.MatchString(v.raw) && anOffer.MatchString(v.plain) && !serviceLine.MatchString(v.plain) ||
