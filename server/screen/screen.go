@@ -791,11 +791,13 @@ func upperPair(s string) bool {
 }
 
 var (
-	replyKeyword = regexp.MustCompile(`\b(?i:reply|text|sms|dm|message|whatsapp|comment|type|send)\s+(?i:us\s+|me\s+)?["'“]?[A-Z]{2,12}["'”]?\s+(?i:for|to|and|now|today)\b`)
+	// A keyword answered to a short code or for a quote, a callback, a discount: what ads ask for, not what a bot's
+	// commands ("comment LGTM to merge", "reply STOP to opt out") or a helpline's keyword are.
+	replyKeyword = regexp.MustCompile(`\b(?i:reply|text|sms|dm|message|whatsapp)\s+(?i:us\s+|me\s+)?["'“]?[A-Z]{2,12}["'”]?\s+(?i:to\s+(?:\d{4,6}|get|claim|receive|order|book|win|buy)\b|for\s+\d+\s?%|for\s+(?:a\s+|an\s+|your\s+|the\s+)?(?:free\s+)?(?:quotes?|callback|call ?back|discounts?|offers?|deals?|loans?|promo|coupons?|codes?|vouchers?|trial|samples?|gifts?|prizes?|prices?|rates?)\b|now\b|today\b)`)
 	ourBranches  = regexp.MustCompile(`\b(?:ask|apply|visit|come|walk in|drop by|pop in)(?: in)? (?:at |to |into )?(?:any of )?our (?:branch|branches|stores?|shops?|showrooms?|outlets?|agents)\b`)
-	anOffer      = regexp.MustCompile(`\b(?:\d+ ?% off|off|discounts?|deals?|loans?|credit|cash|prices?|cheap|cheapest|free|bonus|promo\w*|offers?|sale|callback|quote|instant|approved|guaranteed|no credit check|limited time|order now|buy)\b|[$€£]\s?\d`)
-	// aSale is an offer that a library or a town hall, which have branches too, does not make (no "free").
-	aSale = regexp.MustCompile(`\b(?:\d+ ?% off|discounts?|deals?|loans?|credit|cash|prices?|cheap|cheapest|promo\w*|offers?|sale|quote|approved|guaranteed|no credit check|limited time|order now|buy)\b|[$€£]\s?\d`)
+	// anOffer and aSale are the money of an ad: a price, a discount, a loan, a quote.
+	anOffer = regexp.MustCompile(`\b(?:\d+ ?% (?:off|interest|apr)|discounts?|loans?|no credit check|cash|cheap|cheapest|promo\w*|on sale|callback|quotes?|approved|guaranteed|limited time|order now)\b|[$€£]\s?\d|\d+ ?% off`)
+	aSale   = anOffer
 )
 
 // wordCounts lends spammy its counting map, emptied between notes.

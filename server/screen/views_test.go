@@ -891,6 +891,10 @@ func TestReportsDosesOffersAndOrders(t *testing.T) {
 		{"Same-day cash loans, no credit check! Text CASH to 60777 now.", Spam},
 		{"Crisis Text Line: text HOME to 741741, free and confidential, any time.", ""},
 		{"Our deploy bot: reply YES to ship it, reply NO to roll back.", ""},
+		{"Our CI bot: comment LGTM to merge, comment HOLD to block. Free for open-source repos.", ""},
+		{"DM me CV for feedback on your resume, free for juniors.", ""},
+		{"The bank's app says ask at any of our branches if the card is blocked; credit limits unchanged.", ""},
+		{"Cheap Rolex replicas! Text WATCH to get 40% off.", Spam},
 		{"Cheap car insurance quotes: walk in to any of our branches today.", Spam},
 		// Order numbers written with "n.º", in Hindi, and a poison-control line in Japanese.
 		{"Encomenda n.º 2024-553-90112 entregue, obrigado.", ""},
