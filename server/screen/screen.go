@@ -774,10 +774,10 @@ func spammy(v views) bool {
 	// An offer answered through a keyword in capitals, as written ("Reply LOAN for a callback"), but not a helpline's
 	// ("Crisis Text Line: text HOME to 741741, free"), or at a branch ("ask at any of our branches"). The expressions
 	// run only where their words are: most notes have neither.
-	keyword := upperPair(v.raw) && containsAny(v.plain, "reply", "text", "sms", "dm", "message", "whatsapp", "comment", "type", "send")
+	keyword := upperPair(v.raw) && containsAny(v.plain, "reply", "text", "sms", "dm", "message", "whatsapp")
 	branch := strings.Contains(v.plain, "our ") && containsAny(v.plain, "branch", "store", "shop", "showroom", "outlet", "agents")
 	return keyword && replyKeyword.MatchString(v.raw) && anOffer.MatchString(v.plain) && !serviceLine.MatchString(v.plain) ||
-		branch && ourBranches.MatchString(v.plain) && aSale.MatchString(v.plain)
+		branch && ourBranches.MatchString(v.plain) && anOffer.MatchString(v.plain)
 }
 
 // upperPair reports two ASCII capitals in a row.
@@ -795,9 +795,8 @@ var (
 	// commands ("comment LGTM to merge", "reply STOP to opt out") or a helpline's keyword are.
 	replyKeyword = regexp.MustCompile(`\b(?i:reply|text|sms|dm|message|whatsapp)\s+(?i:us\s+|me\s+)?["'“]?[A-Z]{2,12}["'”]?\s+(?i:to\s+(?:\d{4,6}|get|claim|receive|order|book|win|buy)\b|for\s+\d+\s?%|for\s+(?:a\s+|an\s+|your\s+|the\s+)?(?:free\s+)?(?:quotes?|callback|call ?back|discounts?|offers?|deals?|loans?|promo|coupons?|codes?|vouchers?|trial|samples?|gifts?|prizes?|prices?|rates?)\b|now\b|today\b)`)
 	ourBranches  = regexp.MustCompile(`\b(?:ask|apply|visit|come|walk in|drop by|pop in)(?: in)? (?:at |to |into )?(?:any of )?our (?:branch|branches|stores?|shops?|showrooms?|outlets?|agents)\b`)
-	// anOffer and aSale are the money of an ad: a price, a discount, a loan, a quote.
+	// anOffer is the money of an ad: a price, a discount, a loan, a quote.
 	anOffer = regexp.MustCompile(`\b(?:\d+ ?% (?:off|interest|apr)|discounts?|loans?|no credit check|cash|cheap|cheapest|promo\w*|on sale|callback|quotes?|approved|guaranteed|limited time|order now)\b|[$€£]\s?\d|\d+ ?% off`)
-	aSale   = anOffer
 )
 
 // wordCounts lends spammy its counting map, emptied between notes.
