@@ -82,6 +82,26 @@ func BenchmarkLocalCorpus(b *testing.B) {
 	reportPercentiles(b, times)
 }
 
+// BenchmarkLocalShort screens the benign training notes of at most 200 bytes, a different one each time: the short
+// notes most posts are, written by many hands, where BenchmarkCheckPost screens one line that differs only in its
+// number. What costs here is each note's fixed cost (its readings, the passes of the rules and detectors, the
+// classifier).
+func BenchmarkLocalShort(b *testing.B) {
+	p := New(nil, false, quiet())
+	var notes []string
+	for _, n := range readCorpus(b, "testdata/train.tsv") {
+		if n.category == "none" && len(n.text) <= 200 && p.Local(n.text) == "" {
+			notes = append(notes, n.text)
+		}
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		p.Local(notes[i%len(notes)])
+		i++
+	}
+}
+
 // BenchmarkLocalObfuscated screens a note that needs every view: spaced letters, look-alikes and base64.
 func BenchmarkLocalObfuscated(b *testing.B) {
 	p := New(nil, false, quiet())

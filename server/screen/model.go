@@ -7,9 +7,9 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"strings"
 	"sync"
 	"unicode"
+	"unsafe"
 )
 
 // The statistical classifier: a multinomial logistic regression over hashed features of a note's views (words and
@@ -140,16 +140,33 @@ func (m *model) classify(v views) Category {
 	}
 	buf := featureBufs.Get().(*featureBuf)
 	buf.fs = distinct(hashFeatures(v, buf), buf)
-	p := m.probabilities(buf.fs)
+	z := m.logits(buf.fs)
 	featureBufs.Put(buf)
 	t := m.threshold
 	if len(v.words) <= shortWords {
 		t = m.shortThreshold
 	}
+	if surelyAtLeast(z[:len(classes)], t) {
+		return "" // most notes: no need for the other probabilities
+	}
+	p := softmax32(z[:len(classes)])
 	if p[0] >= t {
 		return ""
 	}
 	return harmfulClass(p)
+}
+
+// surelyAtLeast reports whether the probability of the first class that softmax32 gives logits z is at least t,
+// from one exponential instead of one per class: it is at least 1/(1+(k-1)·e^(max-z0)), where max is the largest of
+// the other logits. The bound must clear t by far more than the rounding of float32 arithmetic, so that a note
+// it cannot tell about (one near the threshold) is left to the softmax, which gives the same answer as before.
+func surelyAtLeast(z []float32, t float32) bool {
+	top := slices.Max(z[1:])
+	if top > z[0] {
+		return false
+	}
+	bound := 1 / (1 + float64(len(z)-1)*math.Exp(float64(top-z[0])))
+	return bound >= float64(t)+1e-4
 }
 
 // harmfulClass is the harmful class the probabilities p (one per class, "" first) make likeliest. Sexual content
@@ -169,14 +186,19 @@ func harmfulClass(p []float32) Category {
 }
 
 func (m *model) probabilities(fs []uint32) []float32 {
-	k := len(classes)
+	z := m.logits(fs)
+	return softmax32(slices.Clone(z[:len(classes)]))
+}
+
+// logits are the scores of the classes for features fs (the first len(classes) of them), before the softmax.
+func (m *model) logits(fs []uint32) [16]float32 {
 	acc := m.sums(fs)
 	norm := float32(1 / math.Sqrt(float64(max(1, len(fs)))))
-	z := make([]float32, k)
-	for c := range z {
+	var z [16]float32
+	for c := range len(classes) {
 		z[c] = m.bias[c] + float32(acc[c])*m.scale[c]*norm
 	}
-	return softmax32(z)
+	return z
 }
 
 // sums adds up the quantised weights of features fs per class, exactly, as integers: each feature's row of (up to
@@ -255,7 +277,10 @@ func nonSpaced(s string) bool {
 }
 
 // featureBuf is the memory featuresOf works in, kept between notes: a note has a thousand features or more.
-type featureBuf struct{ fs, tmp, seen []uint32 }
+type featureBuf struct {
+	fs, tmp, seen []uint32
+	line          []byte
+}
 
 var featureBufs = sync.Pool{New: func() any { return new(featureBuf) }}
 
@@ -297,7 +322,17 @@ func hashFeatures(v views, buf *featureBuf) []uint32 {
 	}
 	// Character n-grams of three to five bytes, each hashed as add hashes it (its kind is its length), the three
 	// that start at a byte in one pass: the order they are listed in is sorted away below.
-	line := " " + strings.Join(v.leet, " ") + " "
+	// The line is written in the buffer's memory, kept between notes.
+	b := append(buf.line[:0], ' ')
+	for i, w := range v.leet {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, w...)
+	}
+	b = append(b, ' ') // " " + strings.Join(v.leet, " ") + " "
+	buf.line = b
+	line := unsafe.String(unsafe.SliceData(b), len(b))
 	const basis, prime = 2166136261, 16777619
 	gram := func(h uint32) uint32 { return h&(features-1) | h>>31<<featureBits }
 	seed := func(kind byte) uint32 { h := uint32(basis); return (h ^ uint32(kind)) * prime }

@@ -379,7 +379,10 @@ type matcherSet struct {
 	// starting has a bit set for each pair of bytes that literals start with: 8 KB, where byPair is 256, so that
 	// the pairs of a text that start none (most) are ruled out from the nearest cache.
 	starting *[1 << 10]uint64
-	nodes    []trieNode
+	// threes has a bit set for each hash of the first three bytes of a literal (every third byte, for a literal
+	// of two): 8 KB more, that rule out most of the positions whose pair starts a literal.
+	threes *[1 << 10]uint64
+	nodes  []trieNode
 }
 
 type trieNode struct {
@@ -401,7 +404,7 @@ type trieEnd struct {
 
 // newMatcherSet compiles patterns for texts that are spaced (see newMatcher) or not.
 func newMatcherSet(patterns []string, spaced bool) *matcherSet {
-	ms := &matcherSet{byPair: make([]int32, 1<<16), starting: new([1 << 10]uint64), nodes: make([]trieNode, 1)} // node 0: none
+	ms := &matcherSet{byPair: make([]int32, 1<<16), starting: new([1 << 10]uint64), threes: new([1 << 10]uint64), nodes: make([]trieNode, 1)} // node 0: none
 	for i, p := range patterns {
 		var literals []string
 		for _, m := range grouped(p, branches(p), spaced) {
@@ -555,6 +558,13 @@ func (ms *matcherSet) add(l string, i int) {
 	end := trieEnd{matcher: i, bounded: l[0] == boundary, boundEd: l[len(l)-1] == boundary}
 	l = strings.ReplaceAll(l, string(boundary), "") // within, a boundary is not checked: the literal still holds
 	key := pair(l, 0)
+	if len(l) == 2 {
+		for c := range 256 { // a literal of two bytes starts wherever its pair stands, before any third
+			ms.setThree(key, byte(c))
+		}
+	} else {
+		ms.setThree(key, l[2])
+	}
 	if ms.byPair[key] == 0 {
 		ms.starting[key>>6] |= 1 << (key & 63)
 		ms.nodes = append(ms.nodes, trieNode{})
@@ -594,6 +604,26 @@ func pair(s string, i int) uint16 { return uint16(s[i])<<8 | uint16(s[i+1]) }
 // begins reports whether a literal starts with the pair of bytes p.
 func (ms *matcherSet) begins(p uint16) bool { return ms.starting[p>>6]&(1<<(p&63)) != 0 }
 
+// three is the bit of threes for a pair of bytes p followed by byte c.
+func three(p uint16, c byte) uint32 { return (uint32(p)<<8 | uint32(c)) * 0x9E3779B1 >> 16 }
+
+func (ms *matcherSet) setThree(p uint16, c byte) { t := three(p, c); ms.threes[t>>6] |= 1 << (t & 63) }
+
+// startsAt reports whether a literal can start at byte i of s: a literal starts with its first two bytes, and one
+// starts with its first three (or is two bytes long). Most positions of a text whose pair starts a literal ("th",
+// "e ") are ruled out by the third byte, without walking the trie.
+func (ms *matcherSet) startsAt(s string, i int) bool {
+	p := pair(s, i)
+	if !ms.begins(p) {
+		return false
+	}
+	if i+2 >= len(s) {
+		return true
+	}
+	t := three(p, s[i+2])
+	return ms.threes[t>>6]&(1<<(t&63)) != 0
+}
+
 // walk calls found for every matcher with a literal that starts at i in s.
 func (ms *matcherSet) walk(s string, i int, found func(matcher int)) {
 	n := ms.byPair[pair(s, i)]
@@ -624,7 +654,7 @@ func (ms *matcherSet) candidates(s string) []bool {
 		can[i] = true
 	}
 	for i := 0; i+1 < len(s); i++ {
-		if ms.begins(pair(s, i)) {
+		if ms.startsAt(s, i) {
 			ms.walk(s, i, func(m int) { can[m] = true })
 		}
 	}
@@ -932,7 +962,7 @@ func (ms *matcherSet) hits(s string) literalHits {
 		hits = append(hits, hit{i, -1})
 	}
 	for i := 0; i+1 < len(s); i++ {
-		if !ms.begins(pair(s, i)) {
+		if !ms.startsAt(s, i) {
 			continue
 		}
 		ms.walk(s, i, func(m int) { hits = append(hits, hit{m, i}) })

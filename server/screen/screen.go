@@ -293,8 +293,13 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 			}
 		}
 	}
-	for i, part := range latinParts(v.plain) {
-		scores := wordinessTurned(part) // as written, reversed, in ROT13, both
+	var turned []turnedWord // the words of the note, read once for all its parts
+	for i, at := range latinParts(v.plain) {
+		if turned == nil {
+			turned = turnedWordsOf(v.plain)
+		}
+		part := v.plain[at[0]:at[1]]
+		scores := wordinessIn(turned, at[0], at[1]) // as written, reversed, in ROT13, both
 		for k, alt := range []func(string) string{reverse, rot13, func(s string) string { return rot13(reverse(s)) }} {
 			if scores[k+1] >= max(0.3, scores[0]+0.15) {
 				other(alt(part), i == 0 && part == v.plain)
@@ -501,19 +506,40 @@ func oneForL(s string) bool {
 // wordinessTurned is the wordiness of a text (the share of its words of two letters or more that are among the most
 // common English words) as it is, reversed, in ROT13, and in ROT13 reversed, without writing it out turned (the
 // words of a turned text are its words turned).
-func wordinessTurned(text string) [4]float64 {
-	var known [4]int
-	n := 0
-	eachWord(text, true, func(w []byte) {
-		if len(w) < 2 {
-			return
-		}
-		n++
-		f := turnedWords[string(w)]
-		for k := range known {
-			known[k] += int(f >> k & 1)
+func wordinessTurned(text string) [4]float64 { return wordinessIn(turnedWordsOf(text), 0, len(text)) }
+
+// turnedWord is a word of two letters or more of a text, as eachWord reads it (squeezed): where it starts and ends,
+// and whether it is a common English word as written, reversed, in ROT13 and in ROT13 reversed (bits 0 to 3).
+type turnedWord struct {
+	start, end int
+	turned     uint8
+}
+
+// turnedWordsOf reads the words of text for wordinessIn. The result is never nil.
+func turnedWordsOf(text string) []turnedWord {
+	out := make([]turnedWord, 0, len(text)/5+1)
+	eachWordAt(text, true, func(w []byte, start, end int) {
+		if len(w) >= 2 {
+			out = append(out, turnedWord{start, end, turnedWords[string(w)]})
 		}
 	})
+	return out
+}
+
+// wordinessIn is wordinessTurned of text[start:end], from the words of text: the parts it is asked of (lines and
+// sentences) end at characters that are no letters, so the words of a part are the words of the whole within it.
+func wordinessIn(words []turnedWord, start, end int) [4]float64 {
+	var known [4]int
+	n := 0
+	for _, w := range words {
+		if w.start < start || w.end > end {
+			continue
+		}
+		n++
+		for k := range known {
+			known[k] += int(w.turned >> k & 1)
+		}
+	}
 	var out [4]float64
 	for k := range out {
 		out[k] = float64(known[k]) / float64(max(n, 1))
@@ -648,23 +674,33 @@ var turnedWords = func() map[string]uint8 {
 	return m
 }()
 
-// latinParts are the texts that ROT13 and reversal are tried on: the note, and when it has several, its lines and
-// sentences (at most eight), each mostly in Latin letters.
-func latinParts(s string) []string {
-	var out []string
+// latinParts are where in s ROT13 and reversal are tried: the whole note, and when it has several, its lines and
+// sentences (at most eight), each mostly in Latin letters, as spans of s.
+func latinParts(s string) [][2]int {
+	var out [][2]int
 	if latinText(s) {
-		out = append(out, s)
+		out = append(out, [2]int{0, len(s)})
 	}
-	parts := sentences(s, 9)
+	parts := sentenceSpans(s, 9)
 	if len(parts) < 2 {
 		return out
 	}
-	for _, p := range parts[:min(len(parts), 8)] {
-		if latinText(p) && len(strings.Fields(p)) >= 4 {
-			out = append(out, p)
+	for _, at := range parts[:min(len(parts), 8)] {
+		if p := s[at[0]:at[1]]; latinText(p) && atLeastFields(p, 4) {
+			out = append(out, at)
 		}
 	}
 	return out
+}
+
+// atLeastFields reports whether s has n fields or more, as strings.Fields splits it.
+func atLeastFields(s string, n int) bool {
+	for range strings.FieldsSeq(s) {
+		if n--; n == 0 {
+			return true
+		}
+	}
+	return n <= 0
 }
 
 var sentenceEnd = regexp.MustCompile(`[.!?:;]\s+|\n+`)
@@ -672,11 +708,20 @@ var sentenceEnd = regexp.MustCompile(`[.!?:;]\s+|\n+`)
 // sentences is sentenceEnd.Split(s, n) without the regular expression engine: s cut at each ".", "!", "?", ":" or
 // ";" followed by white space, and at each run of line breaks, into at most n parts.
 func sentences(s string, n int) []string {
+	var out []string
+	for _, at := range sentenceSpans(s, n) {
+		out = append(out, s[at[0]:at[1]])
+	}
+	return out
+}
+
+// sentenceSpans is sentences as spans of s.
+func sentenceSpans(s string, n int) [][2]int {
 	if len(s) == 0 {
-		return []string{""}
+		return [][2]int{{0, 0}}
 	}
 	space := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
-	var out []string
+	var out [][2]int
 	beg, end := 0, 0
 	for i := 0; i < len(s) && len(out) < n-1; {
 		j := i
@@ -692,11 +737,11 @@ func sentences(s string, n int) []string {
 			continue
 		}
 		end = i
-		out = append(out, s[beg:end])
+		out = append(out, [2]int{beg, end})
 		beg, i = j, j
 	}
 	if end != len(s) {
-		out = append(out, s[beg:])
+		out = append(out, [2]int{beg, len(s)})
 	}
 	return out
 }

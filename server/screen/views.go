@@ -2,7 +2,6 @@ package screen
 
 import (
 	"bytes"
-	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -84,11 +83,85 @@ func readViews(text string, mem *viewMemory) views {
 		v.native = foldDecomposed(d, true)
 		v.plain = strings.ToLower(skeleton(foldDecomposed(d, false))) // latinSkeleton
 	}
-	v.words = mem.tokens(v.plain, false, true)
-	v.leet = mem.tokens(v.plain, true, true)
+	v.words, v.leet, v.exact = mem.readings(v.plain)
 	v.joined = mem.joinSplit(v.plain)
-	v.exact = mem.tokens(v.plain, true, false)
 	return v
+}
+
+// readings is tokens(s, false, true), tokens(s, true, true) and tokens(s, true, false) (the words, leet and exact
+// readings), read in one pass over s: every note is read all three ways.
+func (m *viewMemory) readings(s string) (words, leet, exact []string) {
+	// Three tokens at once, each written as tokens writes: see there.
+	type reading struct {
+		buf       []byte
+		out       []string
+		start     int
+		prev      rune
+		leet, sqz bool
+		last      rune // as in tokens, for the leet readings
+		digit     bool
+	}
+	rs := [3]reading{{leet: false, sqz: true}, {leet: true, sqz: true}, {leet: true, sqz: false}}
+	for i := range rs {
+		rs[i].buf = m.bytes(len(s))
+		rs[i].out = m.strings(len(s)/4 + 1)
+		rs[i].prev, rs[i].last = -1, -1
+	}
+	flush := func(t *reading) {
+		if len(t.buf) > t.start {
+			if t.leet && t.digit {
+				t.buf = t.buf[:t.start+leetInPlace(t.buf[t.start:])]
+			}
+			t.out = append(t.out, unsafe.String(&t.buf[t.start], len(t.buf)-t.start))
+			t.start = len(t.buf)
+			t.prev, t.last, t.digit = -1, -1, false
+		}
+	}
+	write := func(t *reading, r rune) {
+		if !t.sqz || r != t.prev {
+			t.buf, t.prev = utf8.AppendRune(t.buf, r), r
+		}
+	}
+	w, l, e := &rs[0], &rs[1], &rs[2]
+	for _, r := range s {
+		// The words reading: letters only.
+		if r != '\'' {
+			if isLetterRune(r) {
+				write(w, r)
+			} else {
+				flush(w)
+			}
+		}
+		// The leet readings: l and e differ only in squeezing, so last and digit are the same in both.
+		lr := r
+		if m, ok := leetRune(r); ok {
+			// A digit that starts a token or follows a digit stays a digit: "2025" is not "zozs".
+			if isDigitRune(r) && (l.last < 0 || isDigitRune(l.last)) {
+				l.last, l.digit, e.last, e.digit = r, true, r, true
+				write(l, r)
+				write(e, r)
+				continue
+			}
+			lr = m
+		}
+		if lr == '\'' {
+			continue
+		}
+		if isLetterRune(lr) || isDigitRune(lr) {
+			d := isDigitRune(lr)
+			l.last, l.digit = lr, l.digit || d
+			e.last, e.digit = lr, e.digit || d
+			write(l, lr)
+			write(e, lr)
+			continue
+		}
+		flush(l)
+		flush(e)
+	}
+	flush(w)
+	flush(l)
+	flush(e)
+	return w.out, l.out, e.out
 }
 
 // viewMemory is memory that the readings of notes are written in, one note after another: a block of bytes and
@@ -330,25 +403,36 @@ func (m *viewMemory) tokens(s string, leet, squeezed bool) []string {
 // eachWord calls f with each word of s as tokens(s, false, squeezed) reads it, written into one buffer that f must
 // not keep.
 func eachWord(s string, squeezed bool, f func([]byte)) {
-	buf := make([]byte, 0, 32)
+	eachWordAt(s, squeezed, func(w []byte, _, _ int) { f(w) })
+}
+
+// eachWordAt is eachWord, with where in s each word starts and ends.
+func eachWordAt(s string, squeezed bool, f func(w []byte, start, end int)) {
+	var arr [32]byte
+	buf := arr[:0]
 	var prev rune = -1
-	for _, r := range s {
+	start := -1
+	for i, r := range s {
 		if r == '\'' {
 			continue
 		}
 		if isLetterRune(r) {
+			if start < 0 {
+				start = i
+			}
 			if !squeezed || r != prev {
 				buf, prev = utf8.AppendRune(buf, r), r
 			}
 			continue
 		}
 		if len(buf) > 0 {
-			f(buf)
+			f(buf, start, i)
 			buf, prev = buf[:0], -1
 		}
+		start = -1
 	}
 	if len(buf) > 0 {
-		f(buf)
+		f(buf, start, len(s))
 	}
 }
 
@@ -512,7 +596,21 @@ func (m *viewMemory) joinSplit(s string) []string {
 // one of them is short (three letters at most) and one is no word of its own ("nu des", "sys tem pro mpt", "in struc
 // tions").
 func mergeVocab(words []string) []string {
-	odd := func(w string) bool { return !commonWords[w] && !vocabulary[w] }
+	// Whether a word is no word of its own is looked up once per word, not once per window it stands in.
+	var known [64]int8 // per word: 0 not looked up yet, 1 a word, 2 no word
+	state := known[:]
+	if len(words) > len(known) {
+		state = make([]int8, len(words))
+	}
+	odd := func(i int) bool {
+		if state[i] == 0 {
+			state[i] = 1
+			if w := words[i]; !commonWords[w] && !vocabulary[w] {
+				state[i] = 2
+			}
+		}
+		return state[i] == 2
+	}
 	var out []string
 	buf := make([]byte, 0, 32)
 	for i := 0; i < len(words); i++ {
@@ -527,7 +625,7 @@ func mergeVocab(words []string) []string {
 				short = short || len(w) <= 3
 				long = long || len(w) > 6
 			}
-			if !short || long || !slices.ContainsFunc(parts, odd) {
+			if !short || long || !odd(i) && !odd(i+1) && (n == 2 || !odd(i+2)) {
 				continue
 			}
 			buf = buf[:0]
