@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -55,5 +56,46 @@ func TestLeadScanFindsWhatTheExpressionFinds(t *testing.T) {
 	}
 	if newLeadScan(labelled).anchored == nil || newLeadScan(streetRE).anchored == nil {
 		t.Error("the detectors' expressions are run whole")
+	}
+}
+
+// anyOf finds a string where strings.Contains finds it: in the corpus, at the ends of texts, in strings that share
+// their first byte, and in texts that are one of the strings or a part of one.
+func TestAnyOfFindsWhatContainsFinds(t *testing.T) {
+	subs := []string{"sk-", "sk_live", "hex", "header", "od -", "-----begin", "straße", "gata ", "x"}
+	texts := []string{"", "s", "sk", "sk-", "xsk_liv", "a header", "hexx", "od", "od -", "mi straße 4", "gata", "gata x", "----begin", "-----begin", "STRAßE"}
+	for _, n := range readCorpus(t, "testdata/train.tsv") {
+		texts = append(texts, strings.ToLower(n.text))
+	}
+	for n := range len(subs) + 1 {
+		set := subs[:n]
+		a := newAnyOf(set...)
+		for _, text := range texts {
+			want := slices.ContainsFunc(set, func(sub string) bool { return strings.Contains(text, sub) })
+			if got := a.in(text); got != want {
+				t.Fatalf("anyOf%q.in(%q) = %v, strings.Contains finds one: %v", set, text, got, want)
+			}
+		}
+	}
+}
+
+// A setPair finds in one pass the hits that each of its sets finds in its own, for the pairs the rules read, on
+// every corpus note as each reads it.
+func TestSetPairFindsWhatEachSetFinds(t *testing.T) {
+	l := compiledLists()
+	for _, n := range readCorpus(t, "testdata/train.tsv") {
+		v := newViews(n.text)
+		for _, c := range []struct {
+			pair *setPair
+			text string
+		}{{l.allowToken, spaced(v.leet)}, {l.allowExactRules, spaced(v.exact)}, {l.nativeAllowedRules, v.native}} {
+			first, second := c.pair.hits(c.text)
+			if want := c.pair.first.hits(c.text); !slices.Equal(first, want) {
+				t.Fatalf("%q: the pair finds %v of the first set, the set %v", c.text, first, want)
+			}
+			if want := c.pair.second.hits(c.text); !slices.Equal(second, want) {
+				t.Fatalf("%q: the pair finds %v of the second set, the set %v", c.text, second, want)
+			}
+		}
 	}
 }

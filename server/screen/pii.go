@@ -61,21 +61,34 @@ func cueWords(t string) map[string]bool {
 var cues = func() map[string]bool {
 	m := map[string]bool{"at": true, "arroba": true, "bei": true, "ät": true, "собака": true, "dot": true, "punto": true,
 		"punkt": true, "point": true, "ponto": true, "точка": true}
+	for w := range streetCues {
+		m[w] = true
+	}
+	return m
+}()
+
+// streetCues are the street types as cueWords finds them (without their dots).
+var streetCues = func() map[string]bool {
+	m := map[string]bool{}
 	for _, w := range streetWords {
 		m[strings.TrimSuffix(w, ".")] = true
 	}
 	return m
 }()
 
-// streetNamed reports a word of a street address: a street type, or a word that ends in one ("Hauptstraße").
+// streetNamed reports a word of a street address: a street type among the cue words of t (words), or a word that
+// ends in one ("Hauptstraße").
 func streetNamed(t string, words map[string]bool) bool {
-	for _, w := range streetWords {
-		if words[strings.TrimSuffix(w, ".")] {
+	for w := range words { // the few cue words the note holds, if any
+		if streetCues[w] {
 			return true
 		}
 	}
-	return containsAny(t, "straße", "strasse", "str.", "weg ", "gasse", "allee", "platz", "laan", "straat", "gracht", "vej ", "gatan", "gata ")
+	return streetEndings.in(t)
 }
+
+// streetEndings are the street types that end words ("Hauptstraße", "Keizersgracht").
+var streetEndings = newAnyOf("straße", "strasse", "str.", "weg ", "gasse", "allee", "platz", "laan", "straat", "gracht", "vej ", "gatan", "gata ")
 
 // testAddress reports an address that the note says is test or example data ("test data for the address form:
 // 10 Downing St"), with no one said to live there and no one sent to it.
@@ -214,7 +227,7 @@ func personalData(v views) bool {
 			}
 		}
 	}
-	if (containsAny(t, "sk-", "sk_live", "rk_live", "ghp_", "gho_", "github_pat_", "xox", "akia", "aiza", "glpat-", "hf_", "-----begin") ||
+	if (secretPrefixes.in(t) ||
 		strings.Contains(t, "://") && strings.Contains(t, "@")) &&
 		secretRE.MatchString(t) && !placeholder.MatchString(secretRE.FindString(t)) {
 		return true
@@ -379,7 +392,7 @@ func digitBesideLetter(t string) bool {
 // hexDumps blanks the runs of hexadecimal groups in a note that says it shows bytes ("hex dump", "xxd", "bytes"):
 // "0d 0a 1a 0a 00 00 00 0d 49 48 44 52" is a file header, not a phone number.
 func hexDumps(t string) string {
-	if !containsAny(t, "hex", "xxd", "od -", "bytes", "dump", "magic", "header") || !hexSaid.MatchString(t) {
+	if !hexCues.in(t) || !hexSaid.MatchString(t) {
 		return t
 	}
 	return hexDumpRun.ReplaceAllStringFunc(t, func(run string) string {
@@ -733,10 +746,43 @@ func ibanValid(s string) bool {
 	return ok && new(big.Int).Mod(n, big.NewInt(97)).Int64() == 1
 }
 
-func containsAny(s string, subs ...string) bool {
+// The words that the secret and hex-dump detectors look for first, in one pass each.
+var (
+	secretPrefixes = newAnyOf("sk-", "sk_live", "rk_live", "ghp_", "gho_", "github_pat_", "xox", "akia", "aiza", "glpat-", "hf_", "-----begin")
+	hexCues        = newAnyOf("hex", "xxd", "od -", "bytes", "dump", "magic", "header")
+)
+
+// anyOf is a set of strings looked for in a text in one pass (where containsAny makes one per string): at each byte
+// that one of them starts with, the ones that start with it are compared.
+type anyOf struct {
+	starts  [4]uint64  // a bit per byte that a string starts with
+	byFirst [][]string // the strings, by the index of their first byte among those
+	index   [256]uint8
+}
+
+func newAnyOf(subs ...string) *anyOf {
+	a := &anyOf{byFirst: [][]string{nil}}
 	for _, sub := range subs {
-		if strings.Contains(s, sub) {
-			return true
+		c := sub[0]
+		if a.index[c] == 0 {
+			a.starts[c>>6] |= 1 << (c & 63)
+			a.index[c] = uint8(len(a.byFirst))
+			a.byFirst = append(a.byFirst, nil)
+		}
+		a.byFirst[a.index[c]] = append(a.byFirst[a.index[c]], sub)
+	}
+	return a
+}
+
+// in reports whether s contains one of the strings.
+func (a *anyOf) in(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; a.starts[c>>6]&(1<<(c&63)) != 0 {
+			for _, sub := range a.byFirst[a.index[c]] {
+				if strings.HasPrefix(s[i:], sub) {
+					return true
+				}
+			}
 		}
 	}
 	return false

@@ -383,6 +383,13 @@ type matcherSet struct {
 	// of two): 8 KB more, that rule out most of the positions whose pair starts a literal.
 	threes *[1 << 10]uint64
 	nodes  []trieNode
+	// literals is every literal added to the trie, with its matcher: what a setPair builds its own trie of.
+	literals []trieLiteral
+}
+
+type trieLiteral struct {
+	text    string // as add takes it, with its boundaries
+	matcher int
 }
 
 type trieNode struct {
@@ -555,6 +562,7 @@ func unwrap(re *syntax.Regexp) *syntax.Regexp {
 
 // add puts literal l of matcher i in the trie.
 func (ms *matcherSet) add(l string, i int) {
+	ms.literals = append(ms.literals, trieLiteral{l, i})
 	end := trieEnd{matcher: i, bounded: l[0] == boundary, boundEd: l[len(l)-1] == boundary}
 	l = strings.ReplaceAll(l, string(boundary), "") // within, a boundary is not checked: the literal still holds
 	key := pair(l, 0)
@@ -699,8 +707,10 @@ func (ms *matcherSet) replace(s string) string { return ms.replaceIn(s, nil) }
 
 // replaceIn is replace, remembering in mm what it finds in each window: the readings of one note are mostly the
 // same text, and most of their windows the same windows.
-func (ms *matcherSet) replaceIn(s string, mm *memo) string {
-	hits := ms.hits(s)
+func (ms *matcherSet) replaceIn(s string, mm *memo) string { return ms.replaceHits(s, ms.hits(s), mm) }
+
+// replaceHits is replaceIn, given the set's hits in s.
+func (ms *matcherSet) replaceHits(s string, hits literalHits, mm *memo) string {
 	for k := 0; k < len(hits); {
 		p := ms.origin[hits[k].matcher]
 		e := k
@@ -893,6 +903,11 @@ func (ms *matcherSet) firstOf(readings ...string) int {
 	for r, s := range readings {
 		hits[r] = ms.hits(s)
 	}
+	return ms.firstHits(readings, hits)
+}
+
+// firstHits is firstOf, given the set's hits in each reading.
+func (ms *matcherSet) firstHits(readings []string, hits []literalHits) int {
 	next := make([]int, len(readings)) // per reading, its first hit not yet read
 	var read memo                      // the windows read, with what they gave
 	try := func(i int, w string, anchored bool) bool {
@@ -1434,4 +1449,41 @@ func (l *leadScan) FindAllStringSubmatchIndex(s string) [][]int {
 		i, w = m[1], 0 // the next match starts where this one ends, or after
 	}
 	return out
+}
+
+// setPair finds the literals of two sets in one pass over a text, for texts that one set reads and then the other
+// (the allowed phrases, then the rules): most notes hold no allowed phrase, and the rules read the text unchanged.
+type setPair struct {
+	first, second *matcherSet
+	both          *matcherSet // a trie of the literals of both, the second's matchers numbered after the first's
+}
+
+func newSetPair(first, second *matcherSet) *setPair {
+	both := &matcherSet{byPair: make([]int32, 1<<16), starting: new([1 << 10]uint64), threes: new([1 << 10]uint64), nodes: make([]trieNode, 1)}
+	n := len(first.matchers)
+	for _, l := range first.literals {
+		both.add(l.text, l.matcher)
+	}
+	for _, l := range second.literals {
+		both.add(l.text, n+l.matcher)
+	}
+	both.always = slices.Clone(first.always)
+	for _, i := range second.always {
+		both.always = append(both.always, n+i)
+	}
+	return &setPair{first, second, both}
+}
+
+// hits returns the hits of each set in s: what first.hits(s) and second.hits(s) return.
+func (sp *setPair) hits(s string) (first, second literalHits) {
+	h := sp.both.hits(s) // in the order of their matchers: the first set's, then the second's
+	n := len(sp.first.matchers)
+	k := 0
+	for k < len(h) && h[k].matcher < n {
+		k++
+	}
+	for i := k; i < len(h); i++ {
+		h[i].matcher -= n
+	}
+	return h[:k:k], h[k:]
 }

@@ -55,11 +55,13 @@ type Pipeline struct {
 type lists struct {
 	token, raw, exact, native ruleSet
 	allow, allowExact         *matcherSet
+	// The allowed phrases and the rules read after them, each pair in one pass.
+	allowToken, allowExactRules, nativeAllowedRules *setPair
 }
 
 var compiledLists = sync.OnceValue(func() *lists {
 	same := func(s string) string { return s }
-	return &lists{
+	l := &lists{
 		token:      newRuleSet(patterns, squeezePattern, true),
 		raw:        newRuleSet(rawPatterns, same, false),
 		exact:      newRuleSet(exactPatterns, same, true),
@@ -67,6 +69,10 @@ var compiledLists = sync.OnceValue(func() *lists {
 		allow:      newMatcherSet(mapSlice(allowed, squeezePattern), true),
 		allowExact: newMatcherSet(allowed, true),
 	}
+	l.allowToken = newSetPair(l.allow, l.token.set)
+	l.allowExactRules = newSetPair(l.allowExact, l.exact.set)
+	l.nativeAllowedRules = newSetPair(nativeAllowed, l.native.set)
+	return l
 })
 
 // ruleSet is the patterns of every category for one kind of reading, with the category of each.
@@ -90,7 +96,15 @@ func newRuleSet(byCategory map[Category][]string, prepare func(string) string, s
 
 // match returns the gravest category whose pattern matches one of the readings, and its rank (lower is graver).
 func (rs ruleSet) match(readings ...string) (Category, int) {
-	best := rs.set.firstOf(readings...)
+	return rs.verdict(rs.set.firstOf(readings...))
+}
+
+// matchHits is match, given the set's hits in each reading.
+func (rs ruleSet) matchHits(readings []string, hits []literalHits) (Category, int) {
+	return rs.verdict(rs.set.firstHits(readings, hits))
+}
+
+func (rs ruleSet) verdict(best int) (Category, int) {
 	if best < 0 {
 		return "", len(Categories)
 	}
@@ -424,29 +438,43 @@ func (p *Pipeline) rules(v views) (Category, int) {
 		words = append(words, tokens(strings.ReplaceAll(v.plain, "1", "l"), true, true))
 	}
 	var readings []string
-	var seen memo // the readings are mostly the same text: what the allowed phrases find in a window, found once
+	var hits []literalHits // the rules' literals in each reading
+	var seen memo          // the readings are mostly the same text: what the allowed phrases find in a window, found once
 	for i, w := range words {
 		if !slices.ContainsFunc(words[:i], func(o []string) bool { return slices.Equal(o, w) }) { // most notes read the same every way
-			readings = append(readings, p.allow.replaceIn(spaced(w), &seen))
+			r, h := cleaned(p.allowToken, spaced(w), &seen)
+			readings, hits = append(readings, r), append(hits, h)
 		}
 	}
 	// The allowed phrases ("kill the zombie process") are taken out of every reading first, even where the rules
 	// find nothing as written: a gap of a rule ("self harm .{0,30} tips") may be bridged once one is out.
-	found, best := p.token.match(readings...)
+	found, best := p.token.matchHits(readings, hits)
 	if c, r := p.raw.match(v.plain); r < best {
 		found, best = c, r
 	}
 	if best > rank(Profanity) && maskedSwear(v.plain) {
 		found, best = Profanity, rank(Profanity)
 	}
-	if c, r := p.exact.match(p.cleanExact(v.exact)); r < best {
+	exact, exactHits := cleaned(p.allowExactRules, spaced(v.exact), nil)
+	if c, r := p.exact.matchHits([]string{exact}, []literalHits{exactHits}); r < best {
 		found, best = c, r
 	}
 	// Every note: Spanish, German, French or Turkish folds to ASCII and still needs its lexicons.
-	if c, r := p.native.match(nativeAllowed.replace(v.native)); r < best {
+	native, nativeHits := cleaned(p.nativeAllowedRules, v.native, nil)
+	if c, r := p.native.matchHits([]string{native}, []literalHits{nativeHits}); r < best {
 		found, best = c, r
 	}
 	return found, best
+}
+
+// cleaned is s with the matches of the first set of sp (allowed phrases) taken out, and the hits of its second set
+// (rules) in what is left: found in the same pass when nothing was taken out.
+func cleaned(sp *setPair, s string, mm *memo) (string, literalHits) {
+	allowedHits, ruleHits := sp.hits(s)
+	if out := sp.first.replaceHits(s, allowedHits, mm); out != s {
+		return out, sp.second.hits(out)
+	}
+	return s, ruleHits
 }
 
 // mildWords are mild swear words and interjections in the languages of the board: mildSwear finds them as
@@ -792,6 +820,12 @@ func (p *Pipeline) clean(words []string) string { return p.allow.remove(words) }
 func (p *Pipeline) cleanExact(words []string) string { return p.allowExact.remove(words) }
 
 // spammy catches spam by its shape: one word over and over, or shouting.
+// What keyword and branch offers are answered by and sold at, looked for before their expressions run.
+var (
+	keywordVerbs = newAnyOf("reply", "text", "sms", "dm", "message", "whatsapp")
+	branchWords  = newAnyOf("branch", "store", "shop", "showroom", "outlet", "agents")
+)
+
 func spammy(v views) bool {
 	counts := wordCounts.Get().(map[string]int)
 	defer func() { clear(counts); wordCounts.Put(counts) }()
@@ -819,8 +853,8 @@ func spammy(v views) bool {
 	// An offer answered through a keyword in capitals, as written ("Reply LOAN for a callback"), but not a helpline's
 	// ("Crisis Text Line: text HOME to 741741, free"), or at a branch ("ask at any of our branches"). The expressions
 	// run only where their words are: most notes have neither.
-	keyword := upperPair(v.raw) && containsAny(v.plain, "reply", "text", "sms", "dm", "message", "whatsapp")
-	branch := strings.Contains(v.plain, "our ") && containsAny(v.plain, "branch", "store", "shop", "showroom", "outlet", "agents")
+	keyword := upperPair(v.raw) && keywordVerbs.in(v.plain)
+	branch := strings.Contains(v.plain, "our ") && branchWords.in(v.plain)
 	return keyword && replyKeyword.MatchString(v.raw) && anOffer.MatchString(v.plain) && !serviceLine.MatchString(v.plain) ||
 		branch && ourBranches.MatchString(v.plain) && anOffer.MatchString(v.plain)
 }
