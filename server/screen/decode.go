@@ -127,13 +127,17 @@ func natoSpelled(s string) string {
 		// word, "november", has eight letters.
 		word := s[i:j]
 		var buf [8]byte
-		lower := buf[:min(len(word), len(buf))]
-		for k := range lower {
-			lower[k] = word[k] | 0x20
+		var l byte
+		ok := false
+		if len(word) >= 4 && len(word) <= len(buf) { // the spelling words have four letters to eight
+			lower := buf[:len(word)]
+			for k := range lower {
+				lower[k] = word[k] | 0x20
+			}
+			l, ok = natoLetters[string(lower)]
 		}
-		l, ok := natoLetters[string(lower)]
 		switch {
-		case ok && len(word) <= len(buf):
+		case ok:
 			cur = append(cur, l)
 			letters++
 			plain = 0
@@ -160,6 +164,14 @@ var natoLetters = map[string]byte{"alfa": 'a', "alpha": 'a', "bravo": 'b', "char
 	"foxtrot": 'f', "golf": 'g', "hotel": 'h', "india": 'i', "juliet": 'j', "juliett": 'j', "kilo": 'k', "lima": 'l',
 	"mike": 'm', "november": 'n', "oscar": 'o', "papa": 'p', "quebec": 'q', "romeo": 'r', "sierra": 's', "tango": 't',
 	"uniform": 'u', "victor": 'v', "whiskey": 'w', "whisky": 'w', "xray": 'x', "yankee": 'y', "zulu": 'z'}
+
+func init() {
+	for w := range natoLetters {
+		if len(w) < 4 || len(w) > 8 {
+			panic("natoSpelled looks up words of four letters to eight: " + w)
+		}
+	}
+}
 
 // upperRun is the longest run of capital letters and the digits 2 to 7 (base32's alphabet) in s.
 func upperRun(s string) int {
