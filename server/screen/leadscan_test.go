@@ -79,22 +79,20 @@ func TestAnyOfFindsWhatContainsFinds(t *testing.T) {
 	}
 }
 
-// A setPair finds in one pass the hits that each of its sets finds in its own, for the pairs the rules read, on
+// A setGroup finds in one pass the hits that each of its sets finds in its own, for the groups the rules read, on
 // every corpus note as each reads it.
-func TestSetPairFindsWhatEachSetFinds(t *testing.T) {
+func TestSetGroupFindsWhatEachSetFinds(t *testing.T) {
 	l := compiledLists()
 	for _, n := range readCorpus(t, "testdata/train.tsv") {
 		v := newViews(n.text)
 		for _, c := range []struct {
-			pair *setPair
-			text string
-		}{{l.allowToken, spaced(v.leet)}, {l.allowExactRules, spaced(v.exact)}, {l.nativeAllowedRules, v.native}} {
-			first, second := c.pair.hits(c.text)
-			if want := c.pair.first.hits(c.text); !slices.Equal(first, want) {
-				t.Fatalf("%q: the pair finds %v of the first set, the set %v", c.text, first, want)
-			}
-			if want := c.pair.second.hits(c.text); !slices.Equal(second, want) {
-				t.Fatalf("%q: the pair finds %v of the second set, the set %v", c.text, second, want)
+			group *setGroup
+			text  string
+		}{{l.allowToken, spaced(v.leet)}, {l.allowExactRules, spaced(v.exact)}, {l.nativeAllowedRules, v.native}, {l.plainGroup, v.plain}} {
+			for i, got := range c.group.hits(c.text) {
+				if want := c.group.sets[i].hits(c.text); !slices.Equal(got, want) {
+					t.Fatalf("%q: the group finds %v of set %d, the set %v", c.text, got, i, want)
+				}
 			}
 		}
 	}

@@ -354,6 +354,11 @@ func buildVocabulary() (map[string]bool, int) {
 		add(w)
 	}
 	delete(v, "s") // a squeezed plural's tail, not a word
+	for w := range v {
+		if !lowerLetters([]byte(w)) {
+			panic("mergeVocab looks up only words of a to z: " + w)
+		}
+	}
 	return v, longest
 }
 

@@ -1451,39 +1451,42 @@ func (l *leadScan) FindAllStringSubmatchIndex(s string) [][]int {
 	return out
 }
 
-// setPair finds the literals of two sets in one pass over a text, for texts that one set reads and then the other
-// (the allowed phrases, then the rules): most notes hold no allowed phrase, and the rules read the text unchanged.
-type setPair struct {
-	first, second *matcherSet
-	both          *matcherSet // a trie of the literals of both, the second's matchers numbered after the first's
+// setGroup finds the literals of several sets in one pass over a text, for texts that the sets read one after
+// another (the allowed phrases, then the rules): most notes hold no allowed phrase, and the rules read the text
+// unchanged.
+type setGroup struct {
+	sets []*matcherSet
+	all  *matcherSet // a trie of the literals of all, each set's matchers numbered after the ones before it
 }
 
-func newSetPair(first, second *matcherSet) *setPair {
-	both := &matcherSet{byPair: make([]int32, 1<<16), starting: new([1 << 10]uint64), threes: new([1 << 10]uint64), nodes: make([]trieNode, 1)}
-	n := len(first.matchers)
-	for _, l := range first.literals {
-		both.add(l.text, l.matcher)
+func newSetGroup(sets ...*matcherSet) *setGroup {
+	all := &matcherSet{byPair: make([]int32, 1<<16), starting: new([1 << 10]uint64), threes: new([1 << 10]uint64), nodes: make([]trieNode, 1)}
+	n := 0
+	for _, set := range sets {
+		for _, l := range set.literals {
+			all.add(l.text, n+l.matcher)
+		}
+		for _, i := range set.always {
+			all.always = append(all.always, n+i)
+		}
+		n += len(set.matchers)
 	}
-	for _, l := range second.literals {
-		both.add(l.text, n+l.matcher)
-	}
-	both.always = slices.Clone(first.always)
-	for _, i := range second.always {
-		both.always = append(both.always, n+i)
-	}
-	return &setPair{first, second, both}
+	return &setGroup{sets, all}
 }
 
-// hits returns the hits of each set in s: what first.hits(s) and second.hits(s) return.
-func (sp *setPair) hits(s string) (first, second literalHits) {
-	h := sp.both.hits(s) // in the order of their matchers: the first set's, then the second's
-	n := len(sp.first.matchers)
-	k := 0
-	for k < len(h) && h[k].matcher < n {
-		k++
+// hits returns the hits of each set in s: what its own hits(s) returns.
+func (g *setGroup) hits(s string) []literalHits {
+	h := g.all.hits(s) // in the order of their matchers: the first set's, then the second's...
+	out := make([]literalHits, len(g.sets))
+	n, k := 0, 0
+	for i, set := range g.sets {
+		start := k
+		for k < len(h) && h[k].matcher < n+len(set.matchers) {
+			h[k].matcher -= n
+			k++
+		}
+		out[i] = h[start:k:k]
+		n += len(set.matchers)
 	}
-	for i := k; i < len(h); i++ {
-		h[i].matcher -= n
-	}
-	return h[:k:k], h[k:]
+	return out
 }

@@ -55,8 +55,9 @@ type Pipeline struct {
 type lists struct {
 	token, raw, exact, native ruleSet
 	allow, allowExact         *matcherSet
-	// The allowed phrases and the rules read after them, each pair in one pass.
-	allowToken, allowExactRules, nativeAllowedRules *setPair
+	// The allowed phrases and the rules read after them, each group in one pass: the plain group is the native
+	// reading's, and the raw rules' where that reading is the plain text (most notes).
+	allowToken, allowExactRules, nativeAllowedRules, plainGroup *setGroup
 }
 
 var compiledLists = sync.OnceValue(func() *lists {
@@ -69,9 +70,10 @@ var compiledLists = sync.OnceValue(func() *lists {
 		allow:      newMatcherSet(mapSlice(allowed, squeezePattern), true),
 		allowExact: newMatcherSet(allowed, true),
 	}
-	l.allowToken = newSetPair(l.allow, l.token.set)
-	l.allowExactRules = newSetPair(l.allowExact, l.exact.set)
-	l.nativeAllowedRules = newSetPair(nativeAllowed, l.native.set)
+	l.allowToken = newSetGroup(l.allow, l.token.set)
+	l.allowExactRules = newSetGroup(l.allowExact, l.exact.set)
+	l.nativeAllowedRules = newSetGroup(nativeAllowed, l.native.set)
+	l.plainGroup = newSetGroup(nativeAllowed, l.native.set, l.raw.set)
 	return l
 })
 
@@ -449,7 +451,17 @@ func (p *Pipeline) rules(v views) (Category, int) {
 	// The allowed phrases ("kill the zombie process") are taken out of every reading first, even where the rules
 	// find nothing as written: a gap of a rule ("self harm .{0,30} tips") may be bridged once one is out.
 	found, best := p.token.matchHits(readings, hits)
-	if c, r := p.raw.match(v.plain); r < best {
+	// The native reading's allowed phrases and rules, and the raw rules too where the native reading is the plain
+	// text (most notes), in one pass.
+	group, rawHits := p.plainGroup, literalHits(nil)
+	if v.native != v.plain {
+		group, rawHits = p.nativeAllowedRules, p.raw.set.hits(v.plain)
+	}
+	groupHits := group.hits(v.native)
+	if group == p.plainGroup {
+		rawHits = groupHits[2]
+	}
+	if c, r := p.raw.matchHits([]string{v.plain}, []literalHits{rawHits}); r < best {
 		found, best = c, r
 	}
 	if best > rank(Profanity) && maskedSwear(v.plain) {
@@ -460,21 +472,25 @@ func (p *Pipeline) rules(v views) (Category, int) {
 		found, best = c, r
 	}
 	// Every note: Spanish, German, French or Turkish folds to ASCII and still needs its lexicons.
-	native, nativeHits := cleaned(p.nativeAllowedRules, v.native, nil)
+	native, nativeHits := cleanedHits(group, v.native, groupHits, nil)
 	if c, r := p.native.matchHits([]string{native}, []literalHits{nativeHits}); r < best {
 		found, best = c, r
 	}
 	return found, best
 }
 
-// cleaned is s with the matches of the first set of sp (allowed phrases) taken out, and the hits of its second set
+// cleaned is s with the matches of the first set of g (allowed phrases) taken out, and the hits of its second set
 // (rules) in what is left: found in the same pass when nothing was taken out.
-func cleaned(sp *setPair, s string, mm *memo) (string, literalHits) {
-	allowedHits, ruleHits := sp.hits(s)
-	if out := sp.first.replaceHits(s, allowedHits, mm); out != s {
-		return out, sp.second.hits(out)
+func cleaned(g *setGroup, s string, mm *memo) (string, literalHits) {
+	return cleanedHits(g, s, g.hits(s), mm)
+}
+
+// cleanedHits is cleaned, given the hits of g in s.
+func cleanedHits(g *setGroup, s string, hits []literalHits, mm *memo) (string, literalHits) {
+	if out := g.sets[0].replaceHits(s, hits[0], mm); out != s {
+		return out, g.sets[1].hits(out)
 	}
-	return s, ruleHits
+	return s, hits[1]
 }
 
 // mildWords are mild swear words and interjections in the languages of the board: mildSwear finds them as

@@ -637,7 +637,7 @@ func mergeVocab(words []string) []string {
 				}
 				buf = append(buf, w...)
 			}
-			if len(buf) >= 5 && vocabulary[string(buf)] {
+			if len(buf) >= 5 && len(buf) <= maxVocabLen && lowerLetters(buf) && vocabulary[string(buf)] { // its words are of a to z
 				w := string(buf)
 				if out == nil {
 					out = append(make([]string, 0, len(words)), words[:i]...)
@@ -655,6 +655,16 @@ func mergeVocab(words []string) []string {
 		return words
 	}
 	return out
+}
+
+// lowerLetters reports whether b is all ASCII lower-case letters, as the vocabulary's words are.
+func lowerLetters(b []byte) bool {
+	for _, c := range b {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // segment cuts a word joined from split letters into the longest vocabulary words it is made of: "ignoreal"
