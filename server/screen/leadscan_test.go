@@ -88,7 +88,7 @@ func TestSetGroupFindsWhatEachSetFinds(t *testing.T) {
 		for _, c := range []struct {
 			group *setGroup
 			text  string
-		}{{l.allowToken, spaced(v.leet)}, {l.allowExactRules, spaced(v.exact)}, {l.nativeAllowedRules, v.native}, {l.plainGroup, v.plain}} {
+		}{{l.allowToken, spaced(v.leet)}, {l.allowExactRules, spaced(v.exact)}, {l.plainGroup, v.native}, {l.plainGroup, v.plain}} {
 			for i, got := range c.group.hits(c.text) {
 				if want := c.group.sets[i].hits(c.text); !slices.Equal(got, want) {
 					t.Fatalf("%q: the group finds %v of set %d, the set %v", c.text, got, i, want)

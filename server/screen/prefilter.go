@@ -2,6 +2,7 @@ package screen
 
 import (
 	"maps"
+	"math"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -382,8 +383,14 @@ type matcherSet struct {
 	// threes has a bit set for each hash of the first three bytes of a literal (every third byte, for a literal
 	// of two): 8 KB more, that rule out most of the positions whose pair starts a literal.
 	threes *[1 << 10]uint64
-	nodes  []trieNode
-	// literals is every literal added to the trie, with its matcher: what a setPair builds its own trie of.
+	// The trie: its nodes, and the edges and ends of every node, each node's in one run. Nothing in them is a
+	// pointer, so the garbage collector does not read them, and a node's edges are side by side in memory.
+	nodes []trieNode
+	edges []trieEdge
+	ends  []trieEnd
+	// building is the trie as add grows it, one slice per node, until freeze packs it into nodes.
+	building []buildNode
+	// literals is every literal added to the trie, with its matcher: what a setGroup builds its own trie of.
 	literals []trieLiteral
 }
 
@@ -392,7 +399,13 @@ type trieLiteral struct {
 	matcher int
 }
 
+// trieNode is where a node's edges and ends are in the set's edges and ends.
 type trieNode struct {
+	edges, ends   int32
+	nEdges, nEnds uint16
+}
+
+type buildNode struct {
 	next []trieEdge
 	ends []trieEnd // the matchers whose literal ends here
 }
@@ -405,13 +418,33 @@ type trieEdge struct {
 // trieEnd is a matcher whose literal ends at a node, and whether the literal starts or ends at a word boundary
 // (\b): "earn" found in "learn" is no hit of "\bearn".
 type trieEnd struct {
-	matcher          int
+	matcher          int32
 	bounded, boundEd bool
+}
+
+// newTrie is a set with an empty trie (node 0: none), for add.
+func newTrie() *matcherSet {
+	return &matcherSet{byPair: make([]int32, 1<<16), starting: new([1 << 10]uint64), threes: new([1 << 10]uint64), building: make([]buildNode, 1)}
+}
+
+// freeze packs the trie add grew into nodes, edges and ends.
+func (ms *matcherSet) freeze() {
+	ms.nodes = make([]trieNode, len(ms.building))
+	for i, b := range ms.building {
+		if len(b.next) > math.MaxUint16 || len(b.ends) > math.MaxUint16 || len(ms.edges)+len(b.next) > math.MaxInt32 || len(ms.ends)+len(b.ends) > math.MaxInt32 {
+			panic("a trie node too large to pack")
+		}
+		ms.nodes[i] = trieNode{edges: int32(len(ms.edges)), ends: int32(len(ms.ends)), nEdges: uint16(len(b.next)), nEnds: uint16(len(b.ends))}
+		ms.edges = append(ms.edges, b.next...)
+		ms.ends = append(ms.ends, b.ends...)
+	}
+	ms.edges, ms.ends = slices.Clip(ms.edges), slices.Clip(ms.ends)
+	ms.building = nil
 }
 
 // newMatcherSet compiles patterns for texts that are spaced (see newMatcher) or not.
 func newMatcherSet(patterns []string, spaced bool) *matcherSet {
-	ms := &matcherSet{byPair: make([]int32, 1<<16), starting: new([1 << 10]uint64), threes: new([1 << 10]uint64), nodes: make([]trieNode, 1)} // node 0: none
+	ms := newTrie()
 	for i, p := range patterns {
 		var literals []string
 		for _, m := range grouped(p, branches(p), spaced) {
@@ -430,6 +463,7 @@ func newMatcherSet(patterns []string, spaced bool) *matcherSet {
 		whole.bound(mustParse(p), spaced, literals)
 		ms.wholes = append(ms.wholes, whole)
 	}
+	ms.freeze()
 	return ms
 }
 
@@ -563,7 +597,7 @@ func unwrap(re *syntax.Regexp) *syntax.Regexp {
 // add puts literal l of matcher i in the trie.
 func (ms *matcherSet) add(l string, i int) {
 	ms.literals = append(ms.literals, trieLiteral{l, i})
-	end := trieEnd{matcher: i, bounded: l[0] == boundary, boundEd: l[len(l)-1] == boundary}
+	end := trieEnd{matcher: int32(i), bounded: l[0] == boundary, boundEd: l[len(l)-1] == boundary}
 	l = strings.ReplaceAll(l, string(boundary), "") // within, a boundary is not checked: the literal still holds
 	key := pair(l, 0)
 	if len(l) == 2 {
@@ -573,24 +607,26 @@ func (ms *matcherSet) add(l string, i int) {
 	} else {
 		ms.setThree(key, l[2])
 	}
+	nodes := ms.building
 	if ms.byPair[key] == 0 {
 		ms.starting[key>>6] |= 1 << (key & 63)
-		ms.nodes = append(ms.nodes, trieNode{})
-		ms.byPair[key] = int32(len(ms.nodes) - 1)
+		nodes = append(nodes, buildNode{})
+		ms.byPair[key] = int32(len(nodes) - 1)
 	}
 	n := ms.byPair[key]
 	for j := 2; j < len(l); j++ {
-		k := slices.IndexFunc(ms.nodes[n].next, func(e trieEdge) bool { return e.b == l[j] })
+		k := slices.IndexFunc(nodes[n].next, func(e trieEdge) bool { return e.b == l[j] })
 		if k < 0 {
-			ms.nodes = append(ms.nodes, trieNode{})
-			ms.nodes[n].next = append(ms.nodes[n].next, trieEdge{l[j], int32(len(ms.nodes) - 1)})
-			k = len(ms.nodes[n].next) - 1
+			nodes = append(nodes, buildNode{})
+			nodes[n].next = append(nodes[n].next, trieEdge{l[j], int32(len(nodes) - 1)})
+			k = len(nodes[n].next) - 1
 		}
-		n = ms.nodes[n].next[k].node
+		n = nodes[n].next[k].node
 	}
-	if !slices.Contains(ms.nodes[n].ends, end) {
-		ms.nodes[n].ends = append(ms.nodes[n].ends, end)
+	if !slices.Contains(nodes[n].ends, end) {
+		nodes[n].ends = append(nodes[n].ends, end)
 	}
+	ms.building = nodes
 }
 
 // boundary stands in a literal for a word boundary (\b), which its hits are checked for.
@@ -636,16 +672,17 @@ func (ms *matcherSet) startsAt(s string, i int) bool {
 func (ms *matcherSet) walk(s string, i int, found func(matcher int)) {
 	n := ms.byPair[pair(s, i)]
 	for j := i + 2; n != 0; j++ {
-		for _, e := range ms.nodes[n].ends {
+		node := ms.nodes[n]
+		for _, e := range ms.ends[node.ends : node.ends+int32(node.nEnds)] {
 			if (!e.bounded || atBoundary(s, i)) && (!e.boundEd || atBoundary(s, j)) {
-				found(e.matcher)
+				found(int(e.matcher))
 			}
 		}
 		if j >= len(s) {
 			return
 		}
 		next := int32(0)
-		for _, e := range ms.nodes[n].next {
+		for _, e := range ms.edges[node.edges : node.edges+int32(node.nEdges)] {
 			if e.b == s[j] {
 				next = e.node
 				break
@@ -1460,7 +1497,7 @@ type setGroup struct {
 }
 
 func newSetGroup(sets ...*matcherSet) *setGroup {
-	all := &matcherSet{byPair: make([]int32, 1<<16), starting: new([1 << 10]uint64), threes: new([1 << 10]uint64), nodes: make([]trieNode, 1)}
+	all := newTrie()
 	n := 0
 	for _, set := range sets {
 		for _, l := range set.literals {
@@ -1471,6 +1508,7 @@ func newSetGroup(sets ...*matcherSet) *setGroup {
 		}
 		n += len(set.matchers)
 	}
+	all.freeze()
 	return &setGroup{sets, all}
 }
 

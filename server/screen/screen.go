@@ -56,8 +56,8 @@ type lists struct {
 	token, raw, exact, native ruleSet
 	allow, allowExact         *matcherSet
 	// The allowed phrases and the rules read after them, each group in one pass: the plain group is the native
-	// reading's, and the raw rules' where that reading is the plain text (most notes).
-	allowToken, allowExactRules, nativeAllowedRules, plainGroup *setGroup
+	// reading's, and the raw rules' (which read the plain text, most often the same).
+	allowToken, allowExactRules, plainGroup *setGroup
 }
 
 var compiledLists = sync.OnceValue(func() *lists {
@@ -72,7 +72,6 @@ var compiledLists = sync.OnceValue(func() *lists {
 	}
 	l.allowToken = newSetGroup(l.allow, l.token.set)
 	l.allowExactRules = newSetGroup(l.allowExact, l.exact.set)
-	l.nativeAllowedRules = newSetGroup(nativeAllowed, l.native.set)
 	l.plainGroup = newSetGroup(nativeAllowed, l.native.set, l.raw.set)
 	return l
 })
@@ -451,15 +450,12 @@ func (p *Pipeline) rules(v views) (Category, int) {
 	// The allowed phrases ("kill the zombie process") are taken out of every reading first, even where the rules
 	// find nothing as written: a gap of a rule ("self harm .{0,30} tips") may be bridged once one is out.
 	found, best := p.token.matchHits(readings, hits)
-	// The native reading's allowed phrases and rules, and the raw rules too where the native reading is the plain
-	// text (most notes), in one pass.
-	group, rawHits := p.plainGroup, literalHits(nil)
+	// The native reading's allowed phrases and rules, and the raw rules, in one pass: the raw rules read the plain
+	// text, which is the native reading in most notes.
+	groupHits := p.plainGroup.hits(v.native)
+	rawHits := groupHits[2]
 	if v.native != v.plain {
-		group, rawHits = p.nativeAllowedRules, p.raw.set.hits(v.plain)
-	}
-	groupHits := group.hits(v.native)
-	if group == p.plainGroup {
-		rawHits = groupHits[2]
+		rawHits = p.raw.set.hits(v.plain)
 	}
 	if c, r := p.raw.matchHits([]string{v.plain}, []literalHits{rawHits}); r < best {
 		found, best = c, r
@@ -472,7 +468,7 @@ func (p *Pipeline) rules(v views) (Category, int) {
 		found, best = c, r
 	}
 	// Every note: Spanish, German, French or Turkish folds to ASCII and still needs its lexicons.
-	native, nativeHits := cleanedHits(group, v.native, groupHits, nil)
+	native, nativeHits := cleanedHits(p.plainGroup, v.native, groupHits, nil)
 	if c, r := p.native.matchHits([]string{native}, []literalHits{nativeHits}); r < best {
 		found, best = c, r
 	}
@@ -843,16 +839,8 @@ var (
 )
 
 func spammy(v views) bool {
-	counts := wordCounts.Get().(map[string]int)
-	defer func() { clear(counts); wordCounts.Put(counts) }()
-	for _, w := range v.words {
-		if len(w) > 2 && !commonWords[w] {
-			counts[w]++
-			// One word over and over: eight times, and a fifth of the note.
-			if counts[w] >= 8 && counts[w]*5 >= len(v.words) {
-				return true
-			}
-		}
+	if len(v.words) >= 8 && oneWordOver(v.words) {
+		return true
 	}
 	letters, upper := 0, 0
 	for _, r := range v.raw {
@@ -873,6 +861,21 @@ func spammy(v views) bool {
 	branch := strings.Contains(v.plain, "our ") && branchWords.in(v.plain)
 	return keyword && replyKeyword.MatchString(v.raw) && anOffer.MatchString(v.plain) && !serviceLine.MatchString(v.plain) ||
 		branch && ourBranches.MatchString(v.plain) && anOffer.MatchString(v.plain)
+}
+
+// oneWordOver reports one word over and over: eight times, and a fifth of the note.
+func oneWordOver(words []string) bool {
+	counts := wordCounts.Get().(map[string]int)
+	defer func() { clear(counts); wordCounts.Put(counts) }()
+	for _, w := range words {
+		if len(w) > 2 && !commonWords[w] {
+			counts[w]++
+			if counts[w] >= 8 && counts[w]*5 >= len(words) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // upperPair reports two ASCII capitals in a row.
