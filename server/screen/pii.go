@@ -46,17 +46,38 @@ var labelledScan, streetScan = newLeadScan(labelled), newLeadScan(streetRE)
 // cueWords returns the words of t (as tokens reads them) that the detectors look for first: "at" and "dot" in their
 // languages, and the street types. It writes no word out.
 func cueWords(t string) map[string]bool {
+	found, _ := cueAndNumberWords(t)
+	return found
+}
+
+// cueAndNumberWords is cueWords, and how many of the words of t are spelled digits (numberWords), in the same pass:
+// spelledDigits can find a number only in a text with two of them.
+func cueAndNumberWords(t string) (map[string]bool, int) {
 	var found map[string]bool
+	numbers := 0
 	eachWord(t, false, func(w []byte) {
-		if cues[string(w)] {
+		kind := piiWords[string(w)]
+		if kind&cueWord != 0 {
 			if found == nil {
 				found = map[string]bool{}
 			}
 			found[string(w)] = true
 		}
+		if kind&numberWord != 0 {
+			numbers++
+		}
 	})
-	return found
+	return found, numbers
 }
+
+// piiWords says of each cue word and number word which it is, for one lookup per word (filled by init, after
+// numberWords).
+var piiWords = map[string]uint8{}
+
+const (
+	cueWord uint8 = 1 << iota
+	numberWord
+)
 
 var cues = func() map[string]bool {
 	m := map[string]bool{"at": true, "arroba": true, "bei": true, "ät": true, "собака": true, "dot": true, "punto": true,
@@ -197,7 +218,11 @@ var phoneRegions = []string{"US", "GB", "DE", "FR", "ES", "IT", "NL", "BR", "IN"
 // helplines and toll-free numbers, fictional 555-01xx numbers, documentation IPs, ISBNs and published test cards.
 func personalData(v views) bool {
 	t := hexDumps(digitsToASCII(v.plain))
-	t = spelledDigits(t)
+	words, numbers := cueAndNumberWords(t)
+	wordsOf := t      // the text words were read from
+	if numbers >= 2 { // "five five five, one two three four": only with two digits spelled
+		t = spelledDigits(t)
+	}
 	digitCount := 0
 	for i := 0; i < len(t); i++ {
 		if t[i] >= '0' && t[i] <= '9' {
@@ -218,7 +243,9 @@ func personalData(v views) bool {
 		}
 	}
 	// Each detector runs only where what it looks for can be: most notes spell no address and label no detail.
-	words := cueWords(t)
+	if t != wordsOf { // spelled digits or an "@" were written out
+		words = cueWords(t)
+	}
 	if (words["at"] || words["arroba"] || words["bei"] || words["ät"] || words["собака"] || strings.Contains(t, "(at)") || strings.Contains(t, "[at]")) &&
 		(words["dot"] || words["punto"] || words["punkt"] || words["point"] || words["ponto"] || words["точка"] || strings.Contains(t, " . ")) {
 		for _, m := range emailSpoken.FindAllStringSubmatchIndex(t, -1) {
@@ -232,7 +259,7 @@ func personalData(v views) bool {
 		secretRE.MatchString(t) && !placeholder.MatchString(secretRE.FindString(t)) {
 		return true
 	}
-	if labelledWords.mayMatch(t)[0] {
+	if labelledWords.anyHit(t) {
 		for _, at := range labelledScan.FindAllStringSubmatchIndex(t) {
 			whole, value := t[at[0]:at[1]], t[at[2]:at[3]] // the value's group is no option: it is always found
 			if serviceLine.MatchString(whole[:len(whole)-len(value)]) {
@@ -629,6 +656,12 @@ func init() {
 				numberWords[w] = byte('0' + d)
 			}
 		}
+	}
+	for w := range cues {
+		piiWords[w] |= cueWord
+	}
+	for w := range numberWords {
+		piiWords[w] |= numberWord
 	}
 }
 

@@ -706,6 +706,20 @@ func (ms *matcherSet) candidates(s string) []bool {
 	return can
 }
 
+// anyHit reports whether one of the matchers can match s: mayMatch of a set of one pattern, without its memory.
+func (ms *matcherSet) anyHit(s string) bool {
+	if len(ms.always) > 0 {
+		return true
+	}
+	found := false
+	for i := 0; i+1 < len(s) && !found; i++ {
+		if ms.startsAt(s, i) {
+			ms.walk(s, i, func(int) { found = true })
+		}
+	}
+	return found
+}
+
 // mayMatch reports, per pattern, whether one of its matchers can match s.
 func (ms *matcherSet) mayMatch(s string) []bool {
 	can := make([]bool, len(ms.wholes))
@@ -1497,6 +1511,9 @@ type setGroup struct {
 }
 
 func newSetGroup(sets ...*matcherSet) *setGroup {
+	if len(sets) > maxGroup {
+		panic("a group of more than maxGroup sets")
+	}
 	all := newTrie()
 	n := 0
 	for _, set := range sets {
@@ -1512,10 +1529,13 @@ func newSetGroup(sets ...*matcherSet) *setGroup {
 	return &setGroup{sets, all}
 }
 
+// maxGroup is the most sets a group holds.
+const maxGroup = 3
+
 // hits returns the hits of each set in s: what its own hits(s) returns.
-func (g *setGroup) hits(s string) []literalHits {
+func (g *setGroup) hits(s string) [maxGroup]literalHits {
 	h := g.all.hits(s) // in the order of their matchers: the first set's, then the second's...
-	out := make([]literalHits, len(g.sets))
+	var out [maxGroup]literalHits
 	n, k := 0, 0
 	for i, set := range g.sets {
 		start := k

@@ -482,7 +482,7 @@ func cleaned(g *setGroup, s string, mm *memo) (string, literalHits) {
 }
 
 // cleanedHits is cleaned, given the hits of g in s.
-func cleanedHits(g *setGroup, s string, hits []literalHits, mm *memo) (string, literalHits) {
+func cleanedHits(g *setGroup, s string, hits [maxGroup]literalHits, mm *memo) (string, literalHits) {
 	if out := g.sets[0].replaceHits(s, hits[0], mm); out != s {
 		return out, g.sets[1].hits(out)
 	}
