@@ -3,6 +3,7 @@ package screen
 import (
 	"maps"
 	"math"
+	"math/bits"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -375,8 +376,13 @@ type matcherSet struct {
 	// what the tests compare the branches with.
 	wholes []matcher
 	always []int // matchers without a prefilter
-	// byPair is, for each pair of bytes, the trie node reached by the literals that start with it, or 0.
-	byPair []int32
+	// byPair is, for each pair of bytes, the trie node reached by the literals that start with it, or 0, while the
+	// trie is built. freeze keeps only the pairs that literals start with, in the order of their bits in starting
+	// (pairNodes), and how many bits each word of starting follows (pairsBefore): 256 KB a set would take the
+	// cache from the rest of the screen, where these take a few.
+	byPair      []int32
+	pairNodes   []int32
+	pairsBefore *[1 << 10]uint32
 	// starting has a bit set for each pair of bytes that literals start with: 8 KB, where byPair is 256, so that
 	// the pairs of a text that start none (most) are ruled out from the nearest cache.
 	starting *[1 << 10]uint64
@@ -440,6 +446,20 @@ func (ms *matcherSet) freeze() {
 	}
 	ms.edges, ms.ends = slices.Clip(ms.edges), slices.Clip(ms.ends)
 	ms.building = nil
+	ms.pairsBefore = new([1 << 10]uint32)
+	for w, word := range ms.starting {
+		ms.pairsBefore[w] = uint32(len(ms.pairNodes))
+		for ; word != 0; word &= word - 1 {
+			ms.pairNodes = append(ms.pairNodes, ms.byPair[w<<6|bits.TrailingZeros64(word)])
+		}
+	}
+	ms.byPair = nil
+}
+
+// pairNode is the node of the literals that start with the pair of bytes p, which one does (begins(p)).
+func (ms *matcherSet) pairNode(p uint16) int32 {
+	w := p >> 6
+	return ms.pairNodes[ms.pairsBefore[w]+uint32(bits.OnesCount64(ms.starting[w]&(1<<(p&63)-1)))]
 }
 
 // newMatcherSet compiles patterns for texts that are spaced (see newMatcher) or not.
@@ -668,9 +688,9 @@ func (ms *matcherSet) startsAt(s string, i int) bool {
 	return ms.threes[t>>6]&(1<<(t&63)) != 0
 }
 
-// walk calls found for every matcher with a literal that starts at i in s.
+// walk calls found for every matcher with a literal that starts at i in s, where startsAt(s, i).
 func (ms *matcherSet) walk(s string, i int, found func(matcher int)) {
-	n := ms.byPair[pair(s, i)]
+	n := ms.pairNode(pair(s, i))
 	for j := i + 2; n != 0; j++ {
 		node := ms.nodes[n]
 		for _, e := range ms.ends[node.ends : node.ends+int32(node.nEnds)] {
