@@ -28,30 +28,7 @@ var (
 
 // smallNumbers is the longest run of numbers of two or three digits separated by spaces or punctuation, which a
 // run of character codes is made of.
-func smallNumbers(s string) int {
-	most, n, digits := 0, 0, 0
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			digits++
-			continue
-		}
-		if digits == 2 || digits == 3 {
-			n++
-			most = max(most, n)
-		} else if digits > 0 {
-			n = 0
-		}
-		digits = 0
-		if i < len(s) {
-			switch s[i] {
-			case ' ', ',', ';', '.', ':', '/', '|', '-':
-			default:
-				n = 0
-			}
-		}
-	}
-	return most
-}
+func smallNumbers(s string) int { return measureRuns(s).smallNumbers }
 
 // morse reads the longest stretch of Morse code in s (letters of dots and dashes separated by spaces, words by
 // " / "), or "" when s has fewer than eight letters of it in a row.
@@ -174,18 +151,7 @@ func init() {
 }
 
 // upperRun is the longest run of capital letters and the digits 2 to 7 (base32's alphabet) in s.
-func upperRun(s string) int {
-	most, n := 0, 0
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; 'A' <= c && c <= 'Z' || '2' <= c && c <= '7' {
-			n++
-			most = max(most, n)
-		} else {
-			n = 0
-		}
-	}
-	return most
-}
+func upperRun(s string) int { return measureRuns(s).upper }
 
 // base64Runs is base64Run.FindAllString without the regular expression engine: the runs of base64's alphabet of
 // twelve characters or more, each with up to two "=" after it, at most n of them.
@@ -213,28 +179,71 @@ func base64Byte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '_' || c == '-'
 }
 
-// encodedRuns measures, in one pass, what base64Run and hexRun need: the longest run of base64's alphabet, and the
-// most hexadecimal digits in one run of hex digits, their prefixes and separators. Most notes have neither.
+// encodedRuns measures what base64Run and hexRun need: the longest run of base64's alphabet, and the most
+// hexadecimal digits in one run of hex digits, their prefixes and separators. Most notes have neither.
 func encodedRuns(s string) (b64, hexDigits int) {
-	run, hexRun := 0, 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+	r := measureRuns(s)
+	return r.b64, r.hexDigits
+}
+
+// runs are what the decoders need to know of a text before they run, measured in one pass (see encodedRuns,
+// upperRun, smallNumbers; dotsDashes counts the dots and dashes Morse code is written in).
+type runs struct {
+	b64, hexDigits, upper, smallNumbers, dotsDashes int
+}
+
+func measureRuns(s string) runs {
+	var r runs
+	b64, hex, upper := 0, 0, 0
+	small, digits := 0, 0 // numbers of two or three digits in a row, and the digits of the number being read
+	for i := 0; i <= len(s); i++ {
+		c := byte(0) // past the end: ends every run (a 0 byte ends each of them, as does anything outside it)
+		if i < len(s) {
+			c = s[i]
+		}
 		if base64Byte(c) {
-			run++
-			b64 = max(b64, run)
+			b64++
+			r.b64 = max(r.b64, b64)
 		} else {
-			run = 0
+			b64 = 0
 		}
 		switch {
 		case '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F':
-			hexRun++
-			hexDigits = max(hexDigits, hexRun)
+			hex++
+			r.hexDigits = max(r.hexDigits, hex)
 		case c == 'x' || c == 'X' || c == '\\' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == ':' || c == ',':
 		default:
-			hexRun = 0
+			hex = 0
+		}
+		if 'A' <= c && c <= 'Z' || '2' <= c && c <= '7' {
+			upper++
+			r.upper = max(r.upper, upper)
+		} else {
+			upper = 0
+		}
+		if c == '.' || c == '-' {
+			r.dotsDashes++
+		}
+		if '0' <= c && c <= '9' {
+			digits++
+			continue
+		}
+		if digits == 2 || digits == 3 {
+			small++
+			r.smallNumbers = max(r.smallNumbers, small)
+		} else if digits > 0 {
+			small = 0
+		}
+		digits = 0
+		if i < len(s) {
+			switch c {
+			case ' ', ',', ';', '.', ':', '/', '|', '-':
+			default:
+				small = 0
+			}
 		}
 	}
-	return b64, hexDigits
+	return r
 }
 
 // decoded returns the texts hidden in encodings inside s: base64, hex, percent-encoding, HTML entities and
@@ -248,7 +257,8 @@ func decoded(s string) []string {
 			out = append(out, t)
 		}
 	}
-	b64, hexDigits := encodedRuns(s)
+	r := measureRuns(s)
+	b64, hexDigits := r.b64, r.hexDigits
 	for _, m := range when(b64 >= 12, base64Runs)(s, 8) {
 		if !strings.ContainsFunc(m, unicode.IsUpper) && !strings.ContainsAny(m, "0123456789+/=") {
 			continue // one lower-case word is not base64
@@ -274,18 +284,20 @@ func decoded(s string) []string {
 			keep(string(b))
 		}
 	}
-	if m := morse(s); m != "" {
-		keep(m)
+	if r.dotsDashes >= 16 { // what morse needs: sixteen dots and dashes
+		if m := morse(s); m != "" {
+			keep(m)
+		}
 	}
 	if m := natoSpelled(s); m != "" {
 		keep(m)
 	}
-	for _, m := range when(upperRun(s) >= 16, base32Run.FindAllString)(s, 8) {
+	for _, m := range when(r.upper >= 16, base32Run.FindAllString)(s, 8) {
 		if b, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(strings.TrimRight(m, "=")); err == nil {
 			keep(string(b))
 		}
 	}
-	for _, m := range when(smallNumbers(s) >= 6, codesRun.FindAllString)(s, 4) { // "107 105 108 108 32 ...": character codes
+	for _, m := range when(r.smallNumbers >= 6, codesRun.FindAllString)(s, 4) { // "107 105 108 108 32 ...": character codes
 		var b strings.Builder
 		for _, f := range strings.FieldsFunc(m, func(r rune) bool { return strings.ContainsRune(" ,;.:/|-", r) }) {
 			if n, err := strconv.Atoi(f); err == nil && n >= 32 && n < 0x10000 {

@@ -119,3 +119,57 @@ func TestCueAndNumberWords(t *testing.T) {
 		}
 	}
 }
+
+// measureRuns measures in one pass what each decoder's gate measured in a pass of its own (the loops below, as they
+// were): on every corpus note and on texts at the edges of each measure.
+func TestMeasureRunsIsEachMeasure(t *testing.T) {
+	smallNumbers := func(s string) int {
+		most, n, digits := 0, 0, 0
+		for i := 0; i <= len(s); i++ {
+			if i < len(s) && s[i] >= '0' && s[i] <= '9' {
+				digits++
+				continue
+			}
+			if digits == 2 || digits == 3 {
+				n++
+				most = max(most, n)
+			} else if digits > 0 {
+				n = 0
+			}
+			digits = 0
+			if i < len(s) && !strings.ContainsRune(" ,;.:/|-", rune(s[i])) {
+				n = 0
+			}
+		}
+		return most
+	}
+	longest := func(s string, in func(c byte) bool, within func(c byte) bool) int {
+		most, n := 0, 0
+		for i := 0; i < len(s); i++ {
+			switch {
+			case in(s[i]):
+				n++
+				most = max(most, n)
+			case !within(s[i]):
+				n = 0
+			}
+		}
+		return most
+	}
+	never := func(byte) bool { return false }
+	hexDigit := func(c byte) bool { return strings.IndexByte("0123456789abcdefABCDEF", c) >= 0 }
+	hexWithin := func(c byte) bool { return strings.IndexByte("xX\\ \t\n\r\f:,", c) >= 0 }
+	upper := func(c byte) bool { return 'A' <= c && c <= 'Z' || '2' <= c && c <= '7' }
+	texts := []string{"", "12", "12 34 56 78 90 11 22", "12 34\x0056 78", "107 105 108 108 32 97 108 108", "1234 12 12",
+		"AAAA2222BBBB7777CCCC", "0x41 0x42 0x43 0x44", "... --- ...", "aGVsbG8gd29ybGQ=", "12\x00", "\x00\x00", "99"}
+	for _, n := range readCorpus(t, "testdata/train.tsv") {
+		texts = append(texts, n.text)
+	}
+	for _, s := range texts {
+		want := runs{longest(s, base64Byte, never), longest(s, hexDigit, hexWithin), longest(s, upper, never), smallNumbers(s),
+			strings.Count(s, ".") + strings.Count(s, "-")}
+		if got := measureRuns(s); got != want {
+			t.Fatalf("%q: measureRuns %+v, each measure %+v", s, got, want)
+		}
+	}
+}

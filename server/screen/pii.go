@@ -229,13 +229,13 @@ func personalData(v views) bool {
 			digitCount++
 		}
 	}
-	if strings.Contains(t, "(@)") || strings.Contains(t, "[@]") {
-		t = strings.NewReplacer("(@)", "@", "[@]", "@", "(.)", ".", "[.]", ".").Replace(t)
-	}
-	if strings.Contains(t, " @") || strings.Contains(t, "@ ") {
-		t = spacedAt.ReplaceAllStringFunc(t, func(m string) string { return strings.Join(strings.Fields(m), "") })
-	}
-	if strings.Contains(t, "@") {
+	if strings.IndexByte(t, '@') >= 0 { // an address written with its "@", in whatever way
+		if strings.Contains(t, "(@)") || strings.Contains(t, "[@]") {
+			t = strings.NewReplacer("(@)", "@", "[@]", "@", "(.)", ".", "[.]", ".").Replace(t)
+		}
+		if strings.Contains(t, " @") || strings.Contains(t, "@ ") {
+			t = spacedAt.ReplaceAllStringFunc(t, func(m string) string { return strings.Join(strings.Fields(m), "") })
+		}
 		for _, m := range emailRE.FindAllStringSubmatchIndex(t, -1) {
 			if personalEmail(t[m[2]:m[3]], t[m[4]:m[5]], near(t, m[0], m[1])) {
 				return true
