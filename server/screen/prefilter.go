@@ -678,14 +678,12 @@ func (ms *matcherSet) setThree(p uint16, c byte) { t := three(p, c); ms.threes[t
 // "e ") are ruled out by the third byte, without walking the trie.
 func (ms *matcherSet) startsAt(s string, i int) bool {
 	p := pair(s, i)
-	if !ms.begins(p) {
-		return false
+	if i+2 < len(s) { // the three bytes first: they rule out more, and a bit of threes is set for every pair's
+		if t := three(p, s[i+2]); ms.threes[t>>6]&(1<<(t&63)) == 0 {
+			return false
+		}
 	}
-	if i+2 >= len(s) {
-		return true
-	}
-	t := three(p, s[i+2])
-	return ms.threes[t>>6]&(1<<(t&63)) != 0
+	return ms.begins(p)
 }
 
 // walk calls found for every matcher with a literal that starts at i in s, where startsAt(s, i).

@@ -2,6 +2,7 @@ package screen
 
 import (
 	"bytes"
+	"maps"
 	"strings"
 	"sync"
 	"unicode"
@@ -605,7 +606,7 @@ func mergeVocab(words []string) []string {
 	odd := func(i int) bool {
 		if state[i] == 0 {
 			state[i] = 1
-			if w := words[i]; !commonWords[w] && !vocabulary[w] {
+			if !knownWords[words[i]] {
 				state[i] = 2
 			}
 		}
@@ -656,6 +657,15 @@ func mergeVocab(words []string) []string {
 	}
 	return out
 }
+
+// knownWords are the common English words and the vocabulary's, for mergeVocab's one lookup.
+var knownWords = func() map[string]bool {
+	m := maps.Clone(vocabulary)
+	for w := range commonWords {
+		m[w] = true
+	}
+	return m
+}()
 
 // lowerLetters reports whether b is all ASCII lower-case letters, as the vocabulary's words are.
 func lowerLetters(b []byte) bool {
