@@ -387,8 +387,8 @@ type matcherSet struct {
 	// the pairs of a text that start none (most) are ruled out from the nearest cache.
 	starting *[1 << 10]uint64
 	// threes has a bit set for each hash of the first three bytes of a literal (every third byte, for a literal
-	// of two): 8 KB more, that rule out most of the positions whose pair starts a literal.
-	threes *[1 << 10]uint64
+	// of two): it rules out most positions before their pair is read (see threeBits).
+	threes *[1 << (threeBits - 6)]uint64
 	// The trie: its nodes, and the edges and ends of every node, each node's in one run. Nothing in them is a
 	// pointer, so the garbage collector does not read them, and a node's edges are side by side in memory.
 	nodes []trieNode
@@ -430,7 +430,7 @@ type trieEnd struct {
 
 // newTrie is a set with an empty trie (node 0: none), for add.
 func newTrie() *matcherSet {
-	return &matcherSet{byPair: make([]int32, 1<<16), starting: new([1 << 10]uint64), threes: new([1 << 10]uint64), building: make([]buildNode, 1)}
+	return &matcherSet{byPair: make([]int32, 1<<16), starting: new([1 << 10]uint64), threes: new([1 << (threeBits - 6)]uint64), building: make([]buildNode, 1)}
 }
 
 // freeze packs the trie add grew into nodes, edges and ends.
@@ -669,7 +669,14 @@ func pair(s string, i int) uint16 { return uint16(s[i])<<8 | uint16(s[i+1]) }
 func (ms *matcherSet) begins(p uint16) bool { return ms.starting[p>>6]&(1<<(p&63)) != 0 }
 
 // three is the bit of threes for a pair of bytes p followed by byte c.
-func three(p uint16, c byte) uint32 { return (uint32(p)<<8 | uint32(c)) * 0x9E3779B1 >> 16 }
+func three(p uint16, c byte) uint32 {
+	return (uint32(p)<<8 | uint32(c)) * 0x9E3779B1 >> (32 - threeBits)
+}
+
+// threeBits sets the size of threes: 2^14 bits, 2 KB. The largest set's literals start with a few hundred
+// different three bytes (and its two-byte literals set 256 bits each): a few percent of the bits are set, and a
+// position of a note reads one cache line of it.
+const threeBits = 14
 
 func (ms *matcherSet) setThree(p uint16, c byte) { t := three(p, c); ms.threes[t>>6] |= 1 << (t & 63) }
 
