@@ -173,3 +173,33 @@ func TestMeasureRunsIsEachMeasure(t *testing.T) {
 		}
 	}
 }
+
+// readNoteWords reads in one pass what eachWord read in two: the squeezed words with their turnedWords flags, and
+// the words as written that are cue words or spelled digits; on every corpus note and on words with letters doubled.
+func TestNoteWordsReadsAsEachWord(t *testing.T) {
+	texts := []string{"", "a", "kiiill all the jews", "dot dot at at", "Hauptstraße 5", "don't stop", "ooh eeh", "один два"}
+	for _, n := range readCorpus(t, "testdata/train.tsv") {
+		texts = append(texts, strings.ToLower(n.text))
+	}
+	for _, text := range texts {
+		var turned []turnedWord
+		eachWordAt(text, true, func(w []byte, start, end int) {
+			if len(w) >= 2 {
+				turned = append(turned, turnedWord{start, end, turnedWords[string(w)]})
+			}
+		})
+		cues, numbers := map[string]bool{}, 0
+		eachWord(text, false, func(w []byte) {
+			if cues[string(w)] = cues[string(w)] || piiWords[string(w)]&cueWord != 0; !cues[string(w)] {
+				delete(cues, string(w))
+			}
+			if piiWords[string(w)]&numberWord != 0 {
+				numbers++
+			}
+		})
+		got := readNoteWords(text)
+		if !slices.Equal(got.turned, turned) || !maps.Equal(got.cues, cues) || got.numbers != numbers {
+			t.Fatalf("%q: read %v %v %d, each word %v %v %d", text, got.turned, got.cues, got.numbers, turned, cues, numbers)
+		}
+	}
+}

@@ -45,37 +45,87 @@ var labelledScan, streetScan = newLeadScan(labelled), newLeadScan(streetRE)
 
 // cueWords returns the words of t (as tokens reads them) that the detectors look for first: "at" and "dot" in their
 // languages, and the street types. It writes no word out.
-func cueWords(t string) map[string]bool {
-	found, _ := cueAndNumberWords(t)
-	return found
-}
+func cueWords(t string) map[string]bool { return readNoteWords(t).cues }
 
 // cueAndNumberWords is cueWords, and how many of the words of t are spelled digits (numberWords), in the same pass:
 // spelledDigits can find a number only in a text with two of them.
 func cueAndNumberWords(t string) (map[string]bool, int) {
-	var found map[string]bool
-	numbers := 0
-	eachWord(t, false, func(w []byte) {
-		kind := piiWords[string(w)]
-		if kind&cueWord != 0 {
-			if found == nil {
-				found = map[string]bool{}
-			}
-			found[string(w)] = true
-		}
-		if kind&numberWord != 0 {
-			numbers++
-		}
-	})
-	return found, numbers
+	nw := readNoteWords(t)
+	return nw.cues, nw.numbers
 }
+
+// noteWords are the words of a text as the detectors that weigh words read them, in one pass and one lookup per
+// word (two for a word with a letter doubled): where each word of two letters or more is and how common it is
+// turned (turnedWordsOf, read squeezed), and the personal-data cue words and spelled digits (cueAndNumberWords,
+// read as written).
+type noteWords struct {
+	turned  []turnedWord // never nil
+	cues    map[string]bool
+	numbers int
+}
+
+func readNoteWords(text string) noteWords {
+	nw := noteWords{turned: make([]turnedWord, 0, len(text)/5+1)}
+	var fullMem, squeezedMem [32]byte
+	full, squeezed := fullMem[:0], squeezedMem[:0] // the word as written, and squeezed
+	var prev rune = -1
+	start := -1
+	end := func(at int) {
+		if len(full) == 0 {
+			return
+		}
+		flags := wordFlags[string(full)]
+		if len(squeezed) >= 2 {
+			turned := flags
+			if len(squeezed) != len(full) {
+				turned = wordFlags[string(squeezed)]
+			}
+			nw.turned = append(nw.turned, turnedWord{start, at, turned & turnedFlags})
+		}
+		if flags&cueWord != 0 {
+			if nw.cues == nil {
+				nw.cues = map[string]bool{}
+			}
+			nw.cues[string(full)] = true
+		}
+		if flags&numberWord != 0 {
+			nw.numbers++
+		}
+		full, squeezed, prev = full[:0], squeezed[:0], -1
+	}
+	for i, r := range text { // as eachWordAt reads words
+		if r == '\'' {
+			continue
+		}
+		if isLetterRune(r) {
+			if start < 0 {
+				start = i
+			}
+			full = utf8.AppendRune(full, r)
+			if r != prev {
+				squeezed, prev = utf8.AppendRune(squeezed, r), r
+			}
+			continue
+		}
+		end(i)
+		start = -1
+	}
+	end(len(text))
+	return nw
+}
+
+// wordFlags says of each word what turnedWords says of it (bits 0 to 3) and what piiWords says (cueWord,
+// numberWord): one lookup for both (filled by init, after them).
+var wordFlags = map[string]uint8{}
+
+const turnedFlags = 0xF
 
 // piiWords says of each cue word and number word which it is, for one lookup per word (filled by init, after
 // numberWords).
 var piiWords = map[string]uint8{}
 
 const (
-	cueWord uint8 = 1 << iota
+	cueWord uint8 = 1 << (iota + 4) // above turnedWords' bits, for wordFlags
 	numberWord
 )
 
@@ -216,9 +266,16 @@ var phoneRegions = []string{"US", "GB", "DE", "FR", "ES", "IT", "NL", "BR", "IN"
 // card numbers (Luhn), IBANs (mod 97), national id numbers, street addresses, secrets and keys, and details named
 // as what they are. Public contact points stay allowed: reserved example domains, organisations' role addresses,
 // helplines and toll-free numbers, fictional 555-01xx numbers, documentation IPs, ISBNs and published test cards.
-func personalData(v views) bool {
+func personalData(v views) bool { return personalDataIn(v, nil) }
+
+// personalDataIn is personalData, given the words of v.plain when they were read (nil: read here).
+func personalDataIn(v views, plain *noteWords) bool {
 	t := hexDumps(digitsToASCII(v.plain))
-	words, numbers := cueAndNumberWords(t)
+	if plain == nil || t != v.plain {
+		nw := readNoteWords(t)
+		plain = &nw
+	}
+	words, numbers := plain.cues, plain.numbers
 	wordsOf := t      // the text words were read from
 	if numbers >= 2 { // "five five five, one two three four": only with two digits spelled
 		t = spelledDigits(t)
@@ -662,6 +719,15 @@ func init() {
 	}
 	for w := range numberWords {
 		piiWords[w] |= numberWord
+	}
+	for w, f := range turnedWords {
+		if f&^turnedFlags != 0 {
+			panic("turnedWords sets bits wordFlags keeps for piiWords")
+		}
+		wordFlags[w] |= f
+	}
+	for w, f := range piiWords {
+		wordFlags[w] |= f
 	}
 }
 

@@ -308,13 +308,18 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 			}
 		}
 	}
-	var turned []turnedWord // the words of the note, read once for all its parts
-	for i, at := range latinParts(v.plain) {
-		if turned == nil {
-			turned = turnedWordsOf(v.plain)
+	// The words of the note, read once for all its parts and for the personal-data detector.
+	var plain *noteWords
+	plainWords := func() *noteWords {
+		if plain == nil {
+			nw := readNoteWords(v.plain)
+			plain = &nw
 		}
+		return plain
+	}
+	for i, at := range latinParts(v.plain) {
 		part := v.plain[at[0]:at[1]]
-		scores := wordinessIn(turned, at[0], at[1]) // as written, reversed, in ROT13, both
+		scores := wordinessIn(plainWords().turned, at[0], at[1]) // as written, reversed, in ROT13, both
 		for k, alt := range []func(string) string{reverse, rot13, func(s string) string { return rot13(reverse(s)) }} {
 			if scores[k+1] >= max(0.3, scores[0]+0.15) {
 				other(alt(part), i == 0 && part == v.plain)
@@ -341,7 +346,7 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 		}
 	}
 	for _, c := range Categories[:best] { // the detectors, where no graver category was found
-		if (c == PersonalData && personalData(v)) || (c == Spam && spammy(v)) {
+		if (c == PersonalData && personalDataIn(v, plainWords())) || (c == Spam && spammy(v)) {
 			found = c
 			break
 		}
@@ -556,15 +561,7 @@ type turnedWord struct {
 }
 
 // turnedWordsOf reads the words of text for wordinessIn. The result is never nil.
-func turnedWordsOf(text string) []turnedWord {
-	out := make([]turnedWord, 0, len(text)/5+1)
-	eachWordAt(text, true, func(w []byte, start, end int) {
-		if len(w) >= 2 {
-			out = append(out, turnedWord{start, end, turnedWords[string(w)]})
-		}
-	})
-	return out
-}
+func turnedWordsOf(text string) []turnedWord { return readNoteWords(text).turned }
 
 // wordinessIn is wordinessTurned of text[start:end], from the words of text: the parts it is asked of (lines and
 // sentences) end at characters that are no letters, so the words of a part are the words of the whole within it.
