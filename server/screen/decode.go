@@ -197,34 +197,32 @@ func measureRuns(s string) runs {
 	b64, hex, upper := 0, 0, 0
 	small, digits := 0, 0 // numbers of two or three digits in a row, and the digits of the number being read
 	for i := 0; i <= len(s); i++ {
-		c := byte(0) // past the end: ends every run (a 0 byte ends each of them, as does anything outside it)
+		k := byteKind(0) // past the end: ends every run, and separates no numbers
 		if i < len(s) {
-			c = s[i]
+			k = byteKinds[s[i]]
 		}
-		if base64Byte(c) {
+		if k&base64Kind != 0 {
 			b64++
 			r.b64 = max(r.b64, b64)
 		} else {
 			b64 = 0
 		}
-		switch {
-		case '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F':
+		if k&hexKind != 0 {
 			hex++
 			r.hexDigits = max(r.hexDigits, hex)
-		case c == 'x' || c == 'X' || c == '\\' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == ':' || c == ',':
-		default:
+		} else if k&hexBetween == 0 {
 			hex = 0
 		}
-		if 'A' <= c && c <= 'Z' || '2' <= c && c <= '7' {
+		if k&base32Kind != 0 {
 			upper++
 			r.upper = max(r.upper, upper)
 		} else {
 			upper = 0
 		}
-		if c == '.' || c == '-' {
+		if k&morseKind != 0 {
 			r.dotsDashes++
 		}
-		if '0' <= c && c <= '9' {
+		if k&digitKind != 0 {
 			digits++
 			continue
 		}
@@ -235,16 +233,55 @@ func measureRuns(s string) runs {
 			small = 0
 		}
 		digits = 0
-		if i < len(s) {
-			switch c {
-			case ' ', ',', ';', '.', ':', '/', '|', '-':
-			default:
-				small = 0
-			}
+		if i < len(s) && k&codeBetween == 0 {
+			small = 0
 		}
 	}
 	return r
 }
+
+// byteKind is what measureRuns reads a byte as, one bit per measure.
+type byteKind uint8
+
+const (
+	base64Kind  byteKind = 1 << iota // base64's alphabet (base64Byte)
+	hexKind                          // a hexadecimal digit
+	hexBetween                       // what runs of hex digits hold between them: prefixes and separators
+	base32Kind                       // a capital or a digit from 2 to 7
+	morseKind                        // a dot or a dash
+	digitKind                        // a decimal digit
+	codeBetween                      // what separates character codes
+)
+
+var byteKinds = func() (t [256]byteKind) {
+	for c := range 256 {
+		b := byte(c)
+		k := byteKind(0)
+		if base64Byte(b) {
+			k |= base64Kind
+		}
+		if '0' <= b && b <= '9' || 'a' <= b && b <= 'f' || 'A' <= b && b <= 'F' {
+			k |= hexKind
+		}
+		if strings.IndexByte("xX\\ \t\n\r\f:,", b) >= 0 {
+			k |= hexBetween
+		}
+		if 'A' <= b && b <= 'Z' || '2' <= b && b <= '7' {
+			k |= base32Kind
+		}
+		if b == '.' || b == '-' {
+			k |= morseKind
+		}
+		if '0' <= b && b <= '9' {
+			k |= digitKind
+		}
+		if strings.IndexByte(" ,;.:/|-", b) >= 0 {
+			k |= codeBetween
+		}
+		t[c] = k
+	}
+	return t
+}()
 
 // decoded returns the texts hidden in encodings inside s: base64, hex, percent-encoding, HTML entities and
 // backslash escapes.
