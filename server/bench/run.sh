@@ -4,13 +4,15 @@
 #  (a) GET /api/collusion/notes?limit=50 from a store of POST_NOTES notes, against nginx serving the same bytes as a
 #      static file: wrk, 2 threads, 64 connections, 10 s, RUNS times each, alternating; medians.
 #  (b) POST of POST_NOTES (20,000) notes with synced writes from 32 clients on distinct handles and addresses,
-#      RUNS times on a fresh store each; median stored notes per second. Each run is paired with one against the
-#      same server built with -tags benchnoscreen (the content screen off): the screen's cost is the drop from that
-#      one, per pair.
+#      POST_RUNS (5) times on a fresh store each; median stored notes per second. Each run is paired with one
+#      against the same server built with -tags benchnoscreen (the content screen off): the screen's cost is the
+#      drop from that one, per pair, and its median over the pairs. Pairs of one machine's minute differ by ten
+#      points and more (the two cores are shared), so the posting runs are more than the listing's.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RUNS=${RUNS:-3}
 POST_NOTES=${POST_NOTES:-20000} # per posting run: 10,000 take under a second, and pairs of them differ by ±8 points
+POST_RUNS=${POST_RUNS:-5}
 need=()
 command -v wrk >/dev/null || need+=(wrk)
 command -v nginx >/dev/null || need+=(nginx-light)
@@ -53,7 +55,7 @@ post_run() { # binary: one posting run on a fresh store; sets rate to its stored
   rate=$(echo "$line" | sed -E 's/.*: ([0-9]+) stored notes\/s.*/\1/')
 }
 posts=() bare=() cost=()
-for i in $(seq "$RUNS"); do
+for i in $(seq "$POST_RUNS"); do
   # Which server posts first alternates, so that a machine warming up or slowing down favours neither; the real
   # one serves the reads below, from the store of the last run.
   if [ $((i % 2)) = 1 ]; then
@@ -108,7 +110,7 @@ done
 med() { echo "$1" | median; }
 bytes=$(wc -c < "$work/root/notes.json")
 
-echo "Board benchmark, $(date -u +%Y-%m-%d), $(nproc) CPUs, $(go env GOVERSION), nginx $(nginx -v 2>&1 | sed 's/.*\///'), wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'); median of $RUNS runs (lowest–highest)"
+echo "Board benchmark, $(date -u +%Y-%m-%d), $(nproc) CPUs, $(go env GOVERSION), nginx $(nginx -v 2>&1 | sed 's/.*\///'), wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'); median of $RUNS runs, $POST_RUNS for posting (lowest–highest)"
 echo
 echo "| figure | twofold | anchor | ratio | target |"
 echo "|---|---:|---:|---:|---|"

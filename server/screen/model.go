@@ -52,14 +52,15 @@ const shortWords = 9
 
 const modelMagic = "twofold-screen-model-4\n"
 
-// loadModel reads model.bin; it answers nil when there is none yet (before the first training).
-func loadModel() *model {
+// loadModel reads model.bin, once per process: every pipeline shares the model, which never changes. It answers nil
+// when there is none yet (before the first training).
+var loadModel = sync.OnceValue(func() *model {
 	m, err := decodeModel(modelBin)
 	if err != nil {
 		return nil
 	}
 	return m
-}
+})
 
 // rowBytes is the length of a row of weights in memory: the classes' weights and padding.
 const rowBytes = 16
