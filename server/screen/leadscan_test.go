@@ -203,3 +203,19 @@ func TestNoteWordsReadsAsEachWord(t *testing.T) {
 		}
 	}
 }
+
+// A reading spaced in view memory is the reading spaced, and stays so while the memory hands out more.
+func TestSpacedInViewMemory(t *testing.T) {
+	mem := new(viewMemory)
+	var got, want []string
+	for _, n := range append(readCorpus(t, "testdata/train.tsv")[:300], labelledNote{text: ""}) {
+		words := newViews(n.text).leet
+		got, want = append(got, mem.spaced(words)), append(want, spaced(words))
+		if (*viewMemory)(nil).spaced(words) != spaced(words) {
+			t.Fatalf("%q: spaced without memory differs", n.text)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatal("a reading spaced in view memory changed as the memory handed out more")
+	}
+}

@@ -317,7 +317,8 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 		}
 		return plain
 	}
-	for i, at := range latinParts(v.plain) {
+	var partsMem [9][2]int
+	for i, at := range latinParts(v.plain, partsMem[:0]) {
 		part := v.plain[at[0]:at[1]]
 		scores := wordinessIn(plainWords().turned, at[0], at[1]) // as written, reversed, in ROT13, both
 		for k, alt := range []func(string) string{reverse, rot13, func(s string) string { return rot13(reverse(s)) }} {
@@ -448,7 +449,7 @@ func (p *Pipeline) rules(v views) (Category, int) {
 	var seen memo          // the readings are mostly the same text: what the allowed phrases find in a window, found once
 	for i, w := range words {
 		if !slices.ContainsFunc(words[:i], func(o []string) bool { return slices.Equal(o, w) }) { // most notes read the same every way
-			r, h := cleaned(p.allowToken, spaced(w), &seen)
+			r, h := cleaned(p.allowToken, v.mem.spaced(w), &seen)
 			readings, hits = append(readings, r), append(hits, h)
 		}
 	}
@@ -468,7 +469,7 @@ func (p *Pipeline) rules(v views) (Category, int) {
 	if best > rank(Profanity) && maskedSwear(v.plain) {
 		found, best = Profanity, rank(Profanity)
 	}
-	exact, exactHits := cleaned(p.allowExactRules, spaced(v.exact), nil)
+	exact, exactHits := cleaned(p.allowExactRules, v.mem.spaced(v.exact), nil)
 	if c, r := p.exact.matchHits([]string{exact}, []literalHits{exactHits}); r < best {
 		found, best = c, r
 	}
@@ -712,13 +713,13 @@ var turnedWords = func() map[string]uint8 {
 }()
 
 // latinParts are where in s ROT13 and reversal are tried: the whole note, and when it has several, its lines and
-// sentences (at most eight), each mostly in Latin letters, as spans of s.
-func latinParts(s string) [][2]int {
-	var out [][2]int
+// sentences (at most eight), each mostly in Latin letters, as spans of s, appended to out (nine at most).
+func latinParts(s string, out [][2]int) [][2]int {
 	if latinText(s) {
 		out = append(out, [2]int{0, len(s)})
 	}
-	parts := sentenceSpans(s, 9)
+	var spans [9][2]int
+	parts := appendSentenceSpans(spans[:0], s, 9)
 	if len(parts) < 2 {
 		return out
 	}
@@ -753,14 +754,17 @@ func sentences(s string, n int) []string {
 }
 
 // sentenceSpans is sentences as spans of s.
-func sentenceSpans(s string, n int) [][2]int {
+func sentenceSpans(s string, n int) [][2]int { return appendSentenceSpans(nil, s, n) }
+
+// appendSentenceSpans appends sentenceSpans(s, n) to out.
+func appendSentenceSpans(out [][2]int, s string, n int) [][2]int {
 	if len(s) == 0 {
-		return [][2]int{{0, 0}}
+		return append(out, [2]int{0, 0})
 	}
 	space := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
-	var out [][2]int
+	first := len(out)
 	beg, end := 0, 0
-	for i := 0; i < len(s) && len(out) < n-1; {
+	for i := 0; i < len(s) && len(out)-first < n-1; {
 		j := i
 		switch {
 		case (s[i] == '.' || s[i] == '!' || s[i] == '?' || s[i] == ':' || s[i] == ';') && i+1 < len(s) && space(s[i+1]):

@@ -31,6 +31,7 @@ type views struct {
 	leet   []string
 	joined []string
 	exact  []string
+	mem    *viewMemory // what the readings are written in (nil: memory of their own)
 }
 
 // leetMap reads digits and symbols as the letters they imitate.
@@ -64,7 +65,7 @@ func newViews(text string) views { return readViews(text, nil) }
 
 // readViews builds the readings of text in mem, or in memory of their own when mem is nil.
 func readViews(text string, mem *viewMemory) views {
-	v := views{raw: text}
+	v := views{raw: text, mem: mem}
 	if isASCII(text) { // most notes: nothing to decompose, fold or remove but case
 		b := mem.bytes(len(text))
 		for i := 0; i < len(text); i++ {
@@ -201,6 +202,22 @@ func (m *viewMemory) strings(n int) []string {
 	at := len(m.strBlock)
 	m.strBlock = m.strBlock[:at+n]
 	return m.strBlock[at : at : at+n]
+}
+
+// spaced is the package's spaced, written in m.
+func (m *viewMemory) spaced(words []string) string {
+	n := len(words) + 1
+	for _, w := range words {
+		n += len(w)
+	}
+	b := append(m.bytes(max(n, 2)), ' ')
+	for _, w := range words {
+		b = append(append(b, w...), ' ')
+	}
+	if len(words) == 0 {
+		b = append(b, ' ') // the padding of both sides
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // reset hands the memory out again from its start: what was read from it must be unused.
