@@ -309,13 +309,12 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 		}
 	}
 	// The words of the note, read once for all its parts and for the personal-data detector.
-	var plain *noteWords
+	var plain noteWords
 	plainWords := func() *noteWords {
-		if plain == nil {
-			nw := readNoteWords(v.plain)
-			plain = &nw
+		if plain.turned == nil { // never nil once read
+			plain = readNoteWords(v.plain)
 		}
-		return plain
+		return &plain
 	}
 	var partsMem [9][2]int
 	for i, at := range latinParts(v.plain, partsMem[:0]) {
