@@ -106,7 +106,7 @@ func natoSpelled(s string) string {
 		var buf [8]byte
 		var l byte
 		ok := false
-		if len(word) >= 4 && len(word) <= len(buf) { // the spelling words have four letters to eight
+		if len(word) >= 4 && len(word) <= len(buf) && natoShape[natoPrefix(word)]&(1<<len(word)) != 0 { // the spelling words' first two letters and length
 			lower := buf[:len(word)]
 			for k := range lower {
 				lower[k] = word[k] | 0x20
@@ -147,8 +147,16 @@ func init() {
 		if len(w) < 4 || len(w) > 8 {
 			panic("natoSpelled looks up words of four letters to eight: " + w)
 		}
+		natoShape[natoPrefix(w)] |= 1 << len(w)
 	}
 }
+
+// natoShape has, for the first two letters of each spelling word, a bit for its length: most words of four letters
+// to eight are no spelling word by their first two letters and length, without a lookup.
+var natoShape [26 * 26]uint16
+
+// natoPrefix numbers the first two letters of w, ASCII letters of either case.
+func natoPrefix(w string) int { return int((w[0]|0x20)-'a')*26 + int((w[1]|0x20)-'a') }
 
 // upperRun is the longest run of capital letters and the digits 2 to 7 (base32's alphabet) in s.
 func upperRun(s string) int { return measureRuns(s).upper }
