@@ -64,8 +64,11 @@ type noteWords struct {
 	numbers int
 }
 
-func readNoteWords(text string) noteWords {
-	nw := noteWords{turned: make([]turnedWord, 0, len(text)/5+1)}
+func readNoteWords(text string) noteWords { return (*viewMemory)(nil).noteWords(text) }
+
+// noteWords is readNoteWords, its words' places written in m.
+func (m *viewMemory) noteWords(text string) noteWords {
+	nw := noteWords{turned: m.turnedWords(len(text)/5 + 1)}
 	var fullMem, squeezedMem [32]byte
 	full, squeezed := fullMem[:0], squeezedMem[:0] // the word as written, and squeezed
 	var prev rune = -1

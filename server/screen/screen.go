@@ -312,7 +312,7 @@ func (p *Pipeline) local(text string, depth int, scored bool) Category {
 	var plain noteWords
 	plainWords := func() *noteWords {
 		if plain.turned == nil { // never nil once read
-			plain = readNoteWords(v.plain)
+			plain = mem.noteWords(v.plain)
 		}
 		return &plain
 	}

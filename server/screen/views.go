@@ -82,8 +82,8 @@ func readViews(text string, mem *viewMemory) views {
 		// buffer is never written again, so the folds read it as a string.
 		buf := norm.NFKD.AppendString(mem.bytes(len(text)+len(text)/4), text)
 		d := unsafe.String(unsafe.SliceData(buf), len(buf))
-		v.native = foldDecomposed(d, true)
-		v.plain = strings.ToLower(skeleton(foldDecomposed(d, false))) // latinSkeleton
+		v.native = mem.foldDecomposed(d, true)
+		v.plain = strings.ToLower(skeleton(mem.foldDecomposed(d, false))) // latinSkeleton
 	}
 	v.words, v.leet, v.exact = mem.readings(v.plain)
 	v.joined = mem.joinSplit(v.plain)
@@ -171,8 +171,9 @@ func (m *viewMemory) readings(s string) (words, leet, exact []string) {
 // The readings are strings over these bytes, so nothing read from a note's views may outlive its screening. A
 // nil viewMemory hands out memory of its own each time.
 type viewMemory struct {
-	byteBlock []byte
-	strBlock  []string
+	byteBlock   []byte
+	strBlock    []string
+	turnedBlock []turnedWord
 }
 
 var viewMemories = sync.Pool{New: func() any { return new(viewMemory) }}
@@ -204,6 +205,19 @@ func (m *viewMemory) strings(n int) []string {
 	return m.strBlock[at : at : at+n]
 }
 
+// turnedWords returns an empty slice of words' places of capacity n, as bytes does.
+func (m *viewMemory) turnedWords(n int) []turnedWord {
+	if m == nil {
+		return make([]turnedWord, 0, n)
+	}
+	if cap(m.turnedBlock)-len(m.turnedBlock) < n {
+		m.turnedBlock = make([]turnedWord, 0, max(2*cap(m.turnedBlock), n, 256))
+	}
+	at := len(m.turnedBlock)
+	m.turnedBlock = m.turnedBlock[:at+n]
+	return m.turnedBlock[at : at : at+n]
+}
+
 // spaced is the package's spaced, written in m.
 func (m *viewMemory) spaced(words []string) string {
 	n := len(words) + 1
@@ -223,7 +237,7 @@ func (m *viewMemory) spaced(words []string) string {
 // reset hands the memory out again from its start: what was read from it must be unused.
 func (m *viewMemory) reset() {
 	clear(m.strBlock) // no string of a note stays reachable from the pool
-	m.byteBlock, m.strBlock = m.byteBlock[:0], m.strBlock[:0]
+	m.byteBlock, m.strBlock, m.turnedBlock = m.byteBlock[:0], m.strBlock[:0], m.turnedBlock[:0]
 }
 
 func isASCII(s string) bool {
@@ -248,8 +262,12 @@ func fold(text string, lower bool) string { return foldDecomposed(norm.NFKD.Stri
 
 // foldDecomposed is fold of a text already in NFKD: the note's two folds decompose it once.
 func foldDecomposed(decomposed string, lower bool) string {
-	var b strings.Builder
-	b.Grow(len(decomposed))
+	return (*viewMemory)(nil).foldDecomposed(decomposed, lower)
+}
+
+// foldDecomposed is the package's foldDecomposed, written in m.
+func (m *viewMemory) foldDecomposed(decomposed string, lower bool) string {
+	b := m.bytes(len(decomposed))
 	var base rune
 	for _, r := range decomposed {
 		if r < 0x80 { // ASCII: nothing to remove, drop or unstroke
@@ -257,7 +275,7 @@ func foldDecomposed(decomposed string, lower bool) string {
 				r += 'a' - 'A'
 			}
 			base = r
-			b.WriteByte(byte(r))
+			b = append(b, byte(r))
 			continue
 		}
 		switch {
@@ -276,9 +294,11 @@ func foldDecomposed(decomposed string, lower bool) string {
 		if l, ok := unstroked[r]; ok {
 			r = l
 		}
-		b.WriteRune(r)
+		b = utf8.AppendRune(b, r)
 	}
-	return norm.NFKC.String(b.String())
+	// Composed into memory of about the size it needs; neither buffer is written again.
+	out := norm.NFKC.AppendString(m.bytes(len(b)+len(b)/4), unsafe.String(unsafe.SliceData(b), len(b)))
+	return unsafe.String(unsafe.SliceData(out), len(out))
 }
 
 // unstroked reads Latin letters with a stroke, bar or hook, which NFKD does not decompose ("Kiłł", "ɨgnore"), as
