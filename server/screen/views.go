@@ -184,12 +184,7 @@ func (m *viewMemory) bytes(n int) []byte {
 	if m == nil {
 		return make([]byte, 0, n)
 	}
-	if cap(m.byteBlock)-len(m.byteBlock) < n {
-		m.byteBlock = make([]byte, 0, max(2*cap(m.byteBlock), n, 4096)) // the full block stays with its strings
-	}
-	at := len(m.byteBlock)
-	m.byteBlock = m.byteBlock[:at+n]
-	return m.byteBlock[at : at : at+n]
+	return take(&m.byteBlock, n, 4096)
 }
 
 // strings returns an empty slice of strings of capacity n, as bytes does.
@@ -197,12 +192,7 @@ func (m *viewMemory) strings(n int) []string {
 	if m == nil {
 		return make([]string, 0, n)
 	}
-	if cap(m.strBlock)-len(m.strBlock) < n {
-		m.strBlock = make([]string, 0, max(2*cap(m.strBlock), n, 512))
-	}
-	at := len(m.strBlock)
-	m.strBlock = m.strBlock[:at+n]
-	return m.strBlock[at : at : at+n]
+	return take(&m.strBlock, n, 512)
 }
 
 // turnedWords returns an empty slice of words' places of capacity n, as bytes does.
@@ -210,12 +200,18 @@ func (m *viewMemory) turnedWords(n int) []turnedWord {
 	if m == nil {
 		return make([]turnedWord, 0, n)
 	}
-	if cap(m.turnedBlock)-len(m.turnedBlock) < n {
-		m.turnedBlock = make([]turnedWord, 0, max(2*cap(m.turnedBlock), n, 256))
+	return take(&m.turnedBlock, n, 256)
+}
+
+// take hands out the next n elements of block as an empty slice of capacity n. A block too full for them is
+// replaced by a larger one (at least least long); the full one stays with what was handed out of it.
+func take[T any](block *[]T, n, least int) []T {
+	if cap(*block)-len(*block) < n {
+		*block = make([]T, 0, max(2*cap(*block), n, least))
 	}
-	at := len(m.turnedBlock)
-	m.turnedBlock = m.turnedBlock[:at+n]
-	return m.turnedBlock[at : at : at+n]
+	at := len(*block)
+	*block = (*block)[:at+n]
+	return (*block)[at : at : at+n]
 }
 
 // spaced is the package's spaced, written in m.
