@@ -141,6 +141,7 @@ func (m *model) classify(v views) Category {
 	}
 	buf := featureBufs.Get().(*featureBuf)
 	buf.fs = distinct(hashFeatures(v, buf), buf)
+	buf.touched = m.touch(buf.fs)
 	z := m.logits(buf.fs)
 	featureBufs.Put(buf)
 	t := m.threshold
@@ -168,6 +169,19 @@ func surelyAtLeast(z []float32, t float32) bool {
 	}
 	bound := 1 / (1 + float64(len(z)-1)*math.Exp(float64(top-z[0])))
 	return bound >= float64(t)+1e-4
+}
+
+// touch reads a byte of the row of each feature of fs, before sums adds them up: most rows are in memory, not in a
+// cache, when the model is asked (always so in a loaded server), and a pass that does nothing else with them has
+// many of their reads in flight at once, where sums waits on each in turn. The byte it returns is kept in the
+// caller's memory, or the reads would be compiled away. (BenchmarkLocalShort and BenchmarkLocalCorpus, whose
+// notes differ: about 4% less; a short post inside make bench-board's server: about 1 µs of 17.)
+func (m *model) touch(fs []uint32) byte {
+	var b byte
+	for _, f := range fs {
+		b |= m.weights[int(f&(features-1))*rowBytes]
+	}
+	return b
 }
 
 // harmfulClass is the harmful class the probabilities p (one per class, "" first) make likeliest. Sexual content
@@ -206,9 +220,6 @@ func (m *model) logits(fs []uint32) [16]float32 {
 // sixteen) weights is read as two words and added eight bytes at a time, the even and odd bytes in lanes of 16 bits,
 // into sums of the features with a plus sign and of those with a minus sign. A lane holds 256 weights of 255 at
 // most; the lanes are emptied into the sums that often.
-// rowsTouched keeps sums' first pass from being compiled away.
-var rowsTouched byte
-
 func (m *model) sums(fs []uint32) [16]int32 {
 	const lanes = 0x00FF00FF00FF00FF
 	k := len(classes)
@@ -216,15 +227,6 @@ func (m *model) sums(fs []uint32) [16]int32 {
 	var add [2][4]uint64 // per sign: the even and odd bytes of the two words
 	var n [2]int32       // per sign, rows added
 	var inLanes [2]int
-	// In a loaded server most rows are in memory, not in a cache: a first pass that only reads a byte of each has
-	// many reads in flight at once, where the sums below wait on each row in turn. (In make bench-board's server,
-	// a short note's rows took about 2 µs of its 17 µs; this pass saves about 1 µs there, and costs nothing that
-	// BenchmarkCheckPost, whose rows stay in the caches, can measure.)
-	var touch byte
-	for _, f := range fs {
-		touch |= m.weights[int(f&(features-1))*rowBytes]
-	}
-	rowsTouched = touch
 	for _, f := range fs {
 		b, sign := bucket(f)
 		s := (1 - sign) / 2 // 0 for plus, 1 for minus
@@ -292,6 +294,7 @@ func nonSpaced(s string) bool {
 // featureBuf is the memory featuresOf works in, kept between notes: a note has a thousand features or more.
 type featureBuf struct {
 	fs, tmp, seen []uint32
+	touched       byte // what touch read
 	line          []byte
 }
 

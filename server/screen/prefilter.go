@@ -389,12 +389,13 @@ type matcherSet struct {
 	// threes has a bit set for each hash of the first three bytes of a literal (every third byte, for a literal
 	// of two): it rules out most positions before their pair is read (see threeBits).
 	threes *[1 << (threeBits - 6)]uint64
-	// The trie: its nodes, and the edges and ends of every node, each node's in one run. Nothing in them is a
-	// pointer, so the garbage collector does not read them, and a node's edges are side by side in memory.
-	nodes []trieNode
-	edges []trieEdge
-	ends  []trieEnd
-	// building is the trie as add grows it, one slice per node, until freeze packs it into nodes.
+	// trie is the trie packed, each node one run of words: how many ends and edges it has (a word of two halves),
+	// its ends (a matcher and its boundaries: see packEnd), and its edges (a byte and the node it leads to, the
+	// node's place in trie: see packEdge). A step of a walk reads one run, mostly one cache line, where a node
+	// and its edges in arrays of their own were two lines apart; and nothing in it is a pointer, for the garbage
+	// collector to read. The node at 0 is none.
+	trie []uint32
+	// building is the trie as add grows it, one slice per node, until freeze packs it into trie.
 	building []buildNode
 	// literals is every literal added to the trie, with its matcher: what a setGroup builds its own trie of.
 	literals []trieLiteral
@@ -403,12 +404,6 @@ type matcherSet struct {
 type trieLiteral struct {
 	text    string // as add takes it, with its boundaries
 	matcher int
-}
-
-// trieNode is where a node's edges and ends are in the set's edges and ends.
-type trieNode struct {
-	edges, ends   int32
-	nEdges, nEnds uint16
 }
 
 type buildNode struct {
@@ -435,25 +430,53 @@ func newTrie() *matcherSet {
 
 // freeze packs the trie add grew into nodes, edges and ends.
 func (ms *matcherSet) freeze() {
-	ms.nodes = make([]trieNode, len(ms.building))
+	at := make([]uint32, len(ms.building)) // where each node's run starts in trie
+	size := uint32(0)
 	for i, b := range ms.building {
-		if len(b.next) > math.MaxUint16 || len(b.ends) > math.MaxUint16 || len(ms.edges)+len(b.next) > math.MaxInt32 || len(ms.ends)+len(b.ends) > math.MaxInt32 {
+		if len(b.next) > math.MaxUint16 || len(b.ends) > math.MaxUint16 {
 			panic("a trie node too large to pack")
 		}
-		ms.nodes[i] = trieNode{edges: int32(len(ms.edges)), ends: int32(len(ms.ends)), nEdges: uint16(len(b.next)), nEnds: uint16(len(b.ends))}
-		ms.edges = append(ms.edges, b.next...)
-		ms.ends = append(ms.ends, b.ends...)
+		at[i] = size
+		size += 1 + uint32(len(b.ends)) + uint32(len(b.next))
 	}
-	ms.edges, ms.ends = slices.Clip(ms.edges), slices.Clip(ms.ends)
+	if size >= 1<<24 {
+		panic("a trie too large to pack")
+	}
+	ms.trie = make([]uint32, 0, size)
+	for _, b := range ms.building {
+		ms.trie = append(ms.trie, uint32(len(b.ends))|uint32(len(b.next))<<16)
+		for _, e := range b.ends {
+			ms.trie = append(ms.trie, packEnd(e))
+		}
+		for _, e := range b.next {
+			ms.trie = append(ms.trie, uint32(e.b)|at[e.node]<<8)
+		}
+	}
 	ms.building = nil
 	ms.pairsBefore = new([1 << 10]uint32)
 	for w, word := range ms.starting {
 		ms.pairsBefore[w] = uint32(len(ms.pairNodes))
 		for ; word != 0; word &= word - 1 {
-			ms.pairNodes = append(ms.pairNodes, ms.byPair[w<<6|bits.TrailingZeros64(word)])
+			ms.pairNodes = append(ms.pairNodes, int32(at[ms.byPair[w<<6|bits.TrailingZeros64(word)]]))
 		}
 	}
 	ms.byPair = nil
+}
+
+// packEnd is an end as trie holds it: its matcher, and whether its literal starts (bit 0) and ends (bit 1) at a
+// word boundary.
+func packEnd(e trieEnd) uint32 {
+	if e.matcher < 0 || e.matcher >= 1<<30 {
+		panic("a matcher too large to pack")
+	}
+	w := uint32(e.matcher) << 2
+	if e.bounded {
+		w |= 1
+	}
+	if e.boundEd {
+		w |= 2
+	}
+	return w
 }
 
 // pairNode is the node of the literals that start with the pair of bytes p, which one does (begins(p)).
@@ -695,21 +718,23 @@ func (ms *matcherSet) startsAt(s string, i int) bool {
 
 // walk calls found for every matcher with a literal that starts at i in s, where startsAt(s, i).
 func (ms *matcherSet) walk(s string, i int, found func(matcher int)) {
-	n := ms.pairNode(pair(s, i))
+	n := uint32(ms.pairNode(pair(s, i)))
 	for j := i + 2; n != 0; j++ {
-		node := ms.nodes[n]
-		for _, e := range ms.ends[node.ends : node.ends+int32(node.nEnds)] {
-			if (!e.bounded || atBoundary(s, i)) && (!e.boundEd || atBoundary(s, j)) {
-				found(int(e.matcher))
+		head := ms.trie[n]
+		ends := ms.trie[n+1 : n+1+head&0xFFFF]
+		for _, e := range ends {
+			if (e&1 == 0 || atBoundary(s, i)) && (e&2 == 0 || atBoundary(s, j)) {
+				found(int(e >> 2))
 			}
 		}
 		if j >= len(s) {
 			return
 		}
-		next := int32(0)
-		for _, e := range ms.edges[node.edges : node.edges+int32(node.nEdges)] {
-			if e.b == s[j] {
-				next = e.node
+		edges := ms.trie[n+1+head&0xFFFF : n+1+head&0xFFFF+head>>16]
+		next := uint32(0)
+		for _, e := range edges {
+			if byte(e) == s[j] {
+				next = e >> 8
 				break
 			}
 		}
