@@ -209,24 +209,9 @@ func measureRuns(s string) runs {
 		if i < len(s) {
 			k = byteKinds[s[i]]
 		}
-		if k&base64Kind != 0 {
-			b64++
-			r.b64 = max(r.b64, b64)
-		} else {
-			b64 = 0
-		}
-		if k&hexKind != 0 {
-			hex++
-			r.hexDigits = max(r.hexDigits, hex)
-		} else if k&hexBetween == 0 {
-			hex = 0
-		}
-		if k&base32Kind != 0 {
-			upper++
-			r.upper = max(r.upper, upper)
-		} else {
-			upper = 0
-		}
+		extend(&b64, &r.b64, k&base64Kind != 0, false)
+		extend(&hex, &r.hexDigits, k&hexKind != 0, k&hexBetween != 0)
+		extend(&upper, &r.upper, k&base32Kind != 0, false)
 		if k&morseKind != 0 {
 			r.dotsDashes++
 		}
@@ -246,6 +231,18 @@ func measureRuns(s string) runs {
 		}
 	}
 	return r
+}
+
+// extend counts a byte into a run (in), keeps it going past one that only stands between its bytes (between), or
+// ends it; longest is the longest run so far.
+func extend(run, longest *int, in, between bool) {
+	switch {
+	case in:
+		*run++
+		*longest = max(*longest, *run)
+	case !between:
+		*run = 0
+	}
 }
 
 // byteKind is what measureRuns reads a byte as, one bit per measure.
