@@ -428,7 +428,7 @@ func newTrie() *matcherSet {
 	return &matcherSet{byPair: make([]int32, 1<<16), starting: new([1 << 10]uint64), threes: new([1 << (threeBits - 6)]uint64), building: make([]buildNode, 1)}
 }
 
-// freeze packs the trie add grew into nodes, edges and ends.
+// freeze packs the trie add grew into trie, and ranks the pairs its literals start with.
 func (ms *matcherSet) freeze() {
 	at := make([]uint32, len(ms.building)) // where each node's run starts in trie
 	size := uint32(0)
